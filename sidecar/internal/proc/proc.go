@@ -1,0 +1,12 @@
+// Package proc answers questions about other processes that several layers
+// need (is this pid alive?) without them importing each other.
+package proc
+
+// Alive reports whether pid names a running process. A zombie (exited but not
+// yet reaped, common in containers whose PID 1 does not reap) counts as dead.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	return alive(pid)
+}

@@ -1,0 +1,63 @@
+// Package testutil holds what integration tests share: finding a real
+// browser under the project's rule (skip outside CI, fail under CI), and a
+// TestMain that fails on leaked processes and leaked temporary folders.
+package testutil
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// BrowserPath returns a Chromium-family executable for integration tests:
+// $BROWSER_COORDINATOR_TEST_BROWSER, else the first of chromium, chromium-browser,
+// google-chrome on PATH. Without one the test is skipped, unless CI is set:
+// then it fails, because CI must exercise the real thing.
+func BrowserPath(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("BROWSER_COORDINATOR_TEST_BROWSER"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium-family browser installed (apt-get install chromium)"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg + "; CI must run the integration tests")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Main runs the package's tests in a private TMPDIR, then fails the run if a
+// test left a process behind (a child, or an orphan of a child: the test
+// process is made a child subreaper where the OS allows) or a file in TMPDIR.
+func Main(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "bc-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	os.Setenv("TMPDIR", tmp)
+	becomeSubreaper()
+
+	code := m.Run()
+
+	if leaked := leakedProcesses(); len(leaked) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: tests leaked processes:\n%s\n", leaked)
+		code = 1
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		fmt.Fprintf(os.Stderr, "FAIL: tests leaked files in TMPDIR: %v\n", names)
+		code = 1
+	}
+	os.RemoveAll(tmp)
+	return code
+}
