@@ -56,7 +56,7 @@ type Options struct {
 
 // ProfilePrefix starts the name of every temporary profile folder; the owner's
 // pid follows it so SweepProfiles can tell whose profile a folder is.
-const ProfilePrefix = "bc-profile-"
+const ProfilePrefix = "bcp-"
 
 // ActivePortFile is the file Chromium writes into its user data dir with the
 // port on line 1 and the browser WebSocket path on line 2.
@@ -562,7 +562,7 @@ func SweepProfiles(root string, alive func(pid int) bool) int {
 	return n
 }
 
-// profileOwner parses "bc-profile-<pid>-<rand>".
+// profileOwner parses "bcp-<pid>-<rand>".
 func profileOwner(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, ProfilePrefix)
 	if !ok {

@@ -81,22 +81,22 @@ func TestFlags(t *testing.T) {
 }
 
 func TestBrowserTempDir(t *testing.T) {
-	if d, ok := browserTempDir("/tmp/browser-coordinator/profiles/bc-profile-4194304-abcdef", true); !ok || d != "/tmp/browser-coordinator/profiles/bc-profile-4194304-abcdef/t" {
+	if d, ok := browserTempDir("/tmp/browser-coordinator/profiles/bcp-4194304-abcdef", true); !ok || d != "/tmp/browser-coordinator/profiles/bcp-4194304-abcdef/t" {
 		t.Errorf("default layout: %q %v", d, ok)
 	}
 	if _, ok := browserTempDir("/tmp/p", false); ok {
 		t.Error("a persistent profile must keep the user's TMPDIR")
 	}
-	if _, ok := browserTempDir("/var/folders/xy/abcdefghijklmnopqrstuvwxyz012345/T/bc-profile-1-abcdef", true); ok {
+	if _, ok := browserTempDir("/var/folders/xy/abcdefghijklmnopqrstuvwxyz012345/T/bcp-1-abcdef", true); ok {
 		t.Error("a path too long for Chromium's singleton socket was accepted")
 	}
 }
 
 func TestProfileOwner(t *testing.T) {
 	for name, want := range map[string]int{
-		"bc-profile-123-abcd": 123,
-		"bc-profile-x-abcd":   0,
-		"bc-profile-123":      0,
+		"bcp-123-abcd": 123,
+		"bcp-x-abcd":   0,
+		"bcp-123":      0,
 		"other-123-abcd":      0,
 	} {
 		got, ok := profileOwner(name)

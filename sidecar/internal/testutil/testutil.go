@@ -36,7 +36,7 @@ func BrowserPath(t testing.TB) string {
 // test left a process behind (a child, or an orphan of a child: the test
 // process is made a child subreaper where the OS allows) or a file in TMPDIR.
 func Main(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "bc-test-")
+	tmp, err := os.MkdirTemp("", "bt") // short: browsers keep sockets below it
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

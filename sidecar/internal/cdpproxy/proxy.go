@@ -1,0 +1,366 @@
+// Package cdpproxy is the CDP reverse proxy: one loopback port that stays the
+// same for the coordinator's whole life, in front of whichever browser is the
+// backend right now.
+//
+// HTTP requests under /json are forwarded with every webSocketDebuggerUrl and
+// devtoolsFrontendUrl rewritten to the proxy, so clients never learn the
+// browser's own port. WebSocket upgrades under /devtools/ are tunnelled byte
+// for byte (the browser endpoint, /devtools/browser/<any guid>, is mapped to
+// the current browser). The backend is asked for on every new connection,
+// which is what makes the first connection launch the browser. When the
+// backend changes, DropConnections closes the open tunnels so that clients
+// reconnect to the new one through the same port.
+//
+// The proxy binds 127.0.0.1 only, refuses a Host that is not loopback (DNS
+// rebinding) and a browser Origin that is not its own, and sends the browser
+// the Host it accepts and no Origin.
+package cdpproxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Backend is where traffic goes now.
+type Backend struct {
+	Addr   string // the browser's CDP address, "127.0.0.1:PORT"
+	WSPath string // its browser endpoint, "/devtools/browser/<guid>"
+}
+
+// Resolver yields the current backend, launching a browser first when none
+// runs. It blocks until the backend is ready or ctx ends.
+type Resolver interface {
+	Backend(ctx context.Context) (Backend, error)
+}
+
+// ResolverFunc adapts a function to Resolver.
+type ResolverFunc func(ctx context.Context) (Backend, error)
+
+// Backend implements Resolver.
+func (f ResolverFunc) Backend(ctx context.Context) (Backend, error) { return f(ctx) }
+
+// Config configures a Proxy. Resolver is required.
+type Config struct {
+	Port     int          // 0 picks a free port
+	Resolver Resolver     // the backend, resolved per connection
+	Control  http.Handler // served under /coordinator/ (the control API); nil: 404
+	Logger   *slog.Logger // nil: slog.Default()
+}
+
+// ErrPortInUse is returned by Listen when the requested port is taken.
+var ErrPortInUse = errors.New("proxy port is already in use")
+
+// Proxy is a running CDP reverse proxy.
+type Proxy struct {
+	cfg    Config
+	log    *slog.Logger
+	ln     net.Listener
+	port   int
+	srv    *http.Server
+	client *http.Client
+
+	mu      sync.Mutex
+	tunnels map[*tunnel]struct{}
+}
+
+// Listen binds 127.0.0.1:cfg.Port and starts serving.
+func Listen(cfg Config) (*Proxy, error) {
+	if cfg.Resolver == nil {
+		return nil, errors.New("cdpproxy: Config.Resolver is required")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)))
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, fmt.Errorf("%w: 127.0.0.1:%d (choose another --proxy-port, or omit it to pick a free one)", ErrPortInUse, cfg.Port)
+		}
+		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", cfg.Port, err)
+	}
+	p := &Proxy{
+		cfg:     cfg,
+		log:     log,
+		ln:      ln,
+		port:    ln.Addr().(*net.TCPAddr).Port,
+		tunnels: make(map[*tunnel]struct{}),
+		client: &http.Client{
+			Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second},
+			// The browser never redirects /json; a redirect would leak its address.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}
+	p.srv = &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("CDP proxy stopped", "err", err)
+		}
+	}()
+	return p, nil
+}
+
+// Port is the proxy's port, fixed for its life.
+func (p *Proxy) Port() int { return p.port }
+
+// Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT.
+func (p *Proxy) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+
+// WSEndpoint is a browser WebSocket endpoint that stays valid across browser
+// restarts: the proxy maps it to whichever browser runs.
+func (p *Proxy) WSEndpoint() string {
+	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + "/devtools/browser"
+}
+
+// Close stops accepting, closes every tunnel, and waits briefly for
+// in-flight HTTP requests.
+func (p *Proxy) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := p.srv.Shutdown(ctx)
+	p.DropConnections()
+	return err
+}
+
+// DropConnections closes every open WebSocket tunnel: the backend changed,
+// and clients must reconnect through the same port to reach the new one.
+func (p *Proxy) DropConnections() int {
+	p.mu.Lock()
+	ts := make([]*tunnel, 0, len(p.tunnels))
+	for t := range p.tunnels {
+		ts = append(ts, t)
+	}
+	p.mu.Unlock()
+	for _, t := range ts {
+		t.close()
+	}
+	if len(ts) > 0 {
+		p.log.Debug("closed client connections for a backend change", "count", len(ts))
+	}
+	return len(ts)
+}
+
+// Connections is the number of open WebSocket tunnels.
+func (p *Proxy) Connections() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.tunnels)
+}
+
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := checkHost(r.Host); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	if err := p.checkOrigin(r.Header.Get("Origin")); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	switch path := r.URL.Path; {
+	case strings.HasPrefix(path, "/coordinator/"):
+		if p.cfg.Control == nil {
+			http.NotFound(w, r)
+			return
+		}
+		p.cfg.Control.ServeHTTP(w, r)
+	case path == "/json" || strings.HasPrefix(path, "/json/"):
+		p.forwardHTTP(w, r)
+	case strings.HasPrefix(path, "/devtools/"):
+		if isUpgrade(r) {
+			p.forwardWebSocket(w, r)
+		} else {
+			p.forwardHTTP(w, r) // the DevTools frontend's files
+		}
+	default:
+		http.Error(w, "browser-coordinator CDP proxy: use /json/version, /json/list or a /devtools/ WebSocket", http.StatusNotFound)
+	}
+}
+
+// checkHost refuses a Host header that does not name the loopback interface:
+// a web page that rebinds its own hostname to 127.0.0.1 must not reach CDP.
+func checkHost(hostport string) error {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	if isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("browser-coordinator: refused Host %q: the CDP proxy answers only to localhost or a loopback IP (DNS rebinding protection)", hostport)
+}
+
+func isLoopbackHost(host string) bool {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkOrigin allows requests without an Origin (CDP clients: Playwright,
+// Puppeteer, chromedp) and from the proxy's own origin or DevTools; any
+// other Origin is a web page trying to drive the browser.
+func (p *Proxy) checkOrigin(origin string) error {
+	if origin == "" || strings.HasPrefix(origin, "devtools://") {
+		return nil
+	}
+	if rest, ok := strings.CutPrefix(origin, "http://"); ok {
+		if h, port, err := net.SplitHostPort(rest); err == nil && isLoopbackHost(h) && port == strconv.Itoa(p.port) {
+			return nil
+		}
+	}
+	return fmt.Errorf("browser-coordinator: refused Origin %q: web pages may not drive the browser through the CDP proxy", origin)
+}
+
+func isUpgrade(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
+		headerHasToken(r.Header, "Connection", "upgrade")
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// backend resolves the current backend for a request, answering 502 with
+// the reason when there is none (a launch that failed says why).
+func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) {
+	b, err := p.cfg.Resolver.Backend(r.Context())
+	if err != nil {
+		p.log.Warn("no browser for a CDP client", "path", r.URL.Path, "err", err)
+		http.Error(w, "browser-coordinator: no browser: "+err.Error(), http.StatusBadGateway)
+		return Backend{}, false
+	}
+	return b, true
+}
+
+// proxyHost is the host:port clients reach the proxy by, as they wrote it.
+func (p *Proxy) proxyHost(r *http.Request) string {
+	if _, _, err := net.SplitHostPort(r.Host); err == nil {
+		return r.Host
+	}
+	return "127.0.0.1:" + strconv.Itoa(p.port)
+}
+
+// mapPath sends the browser endpoint, under any guid or none, to the
+// current browser; other paths (pages, workers) go through unchanged.
+func mapPath(path string, b Backend) string {
+	if path == "/devtools/browser" || strings.HasPrefix(path, "/devtools/browser/") {
+		return b.WSPath
+	}
+	return path
+}
+
+// forwardWebSocket tunnels a WebSocket upgrade to the backend: the request
+// is rewritten (path, Host, no Origin), then bytes flow both ways untouched,
+// including the backend's own handshake answer.
+func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
+	b, ok := p.backend(w, r)
+	if !ok {
+		return
+	}
+	up, err := net.DialTimeout("tcp", b.Addr, 5*time.Second)
+	if err != nil {
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	out := r.Clone(context.Background())
+	out.URL.Scheme, out.URL.Host = "", ""
+	out.URL.Path, out.URL.RawPath = mapPath(r.URL.Path, b), ""
+	out.RequestURI = ""
+	out.Host = b.Addr
+	out.Header.Del("Origin")
+	if err := out.Write(up); err != nil {
+		up.Close()
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "browser-coordinator: connection cannot be upgraded", http.StatusInternalServerError)
+		return
+	}
+	down, rw, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	t := &tunnel{down: down, up: up}
+	p.track(t)
+	defer p.untrack(t)
+	t.pump(rw.Reader)
+}
+
+func (p *Proxy) track(t *tunnel) {
+	p.mu.Lock()
+	p.tunnels[t] = struct{}{}
+	p.mu.Unlock()
+}
+
+func (p *Proxy) untrack(t *tunnel) {
+	p.mu.Lock()
+	delete(p.tunnels, t)
+	p.mu.Unlock()
+}
+
+// tunnel is one client connection spliced to one backend connection.
+type tunnel struct {
+	down, up  net.Conn
+	closeOnce sync.Once
+}
+
+// pump copies both ways until either side closes. buffered holds bytes the
+// HTTP server read past the request; they belong to the backend.
+func (t *tunnel) pump(buffered *bufio.Reader) {
+	done := make(chan struct{}, 2)
+	go func() {
+		if n := buffered.Buffered(); n > 0 {
+			b, _ := buffered.Peek(n)
+			if _, err := t.up.Write(b); err != nil {
+				t.close()
+			}
+		}
+		// TCPConn to TCPConn: io.Copy uses splice(2) on Linux, no user-space copy.
+		_, _ = io.Copy(t.up, t.down)
+		done <- struct{}{}
+	}()
+	go func() {
+		_, _ = io.Copy(t.down, t.up)
+		done <- struct{}{}
+	}()
+	// WebSocket has no use for half-closed TCP: when one side goes, both go.
+	<-done
+	t.close()
+	<-done
+}
+
+func (t *tunnel) close() {
+	t.closeOnce.Do(func() {
+		t.down.Close()
+		t.up.Close()
+	})
+}

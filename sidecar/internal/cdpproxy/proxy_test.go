@@ -1,0 +1,397 @@
+package cdpproxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/gorilla/websocket"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// browser launches a real headless Chromium for the test.
+func browser(t *testing.T) *launcher.Browser {
+	t.Helper()
+	root, err := os.MkdirTemp("", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
+	return b
+}
+
+func backendOf(b *launcher.Browser) Backend { return Backend{Addr: b.Addr(), WSPath: b.WSPath} }
+
+func listen(t *testing.T, r Resolver) *Proxy {
+	t.Helper()
+	p, err := Listen(Config{Resolver: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func static(b Backend) Resolver {
+	return ResolverFunc(func(context.Context) (Backend, error) { return b, nil })
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET %s: %s %s", url, resp.Status, body)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func evaluate(t *testing.T, c *cdp.Conn, session, expr string) string {
+	t.Helper()
+	res, err := c.Call(context.Background(), session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &v); err != nil {
+		t.Fatal(err)
+	}
+	return string(v.Result.Value)
+}
+
+func TestJSONEndpointsAreRewrittenToTheProxy(t *testing.T) {
+	b := browser(t)
+	p := listen(t, static(backendOf(b)))
+	own := strconv.Itoa(b.Port)
+
+	var version map[string]string
+	getJSON(t, p.Endpoint()+"/json/version", &version)
+	wantWS := fmt.Sprintf("ws://127.0.0.1:%d%s", p.Port(), b.WSPath)
+	if version["webSocketDebuggerUrl"] != wantWS {
+		t.Fatalf("webSocketDebuggerUrl = %q, want %q", version["webSocketDebuggerUrl"], wantWS)
+	}
+	// Playwright asks with a trailing slash, and clients may say localhost.
+	getJSON(t, fmt.Sprintf("http://localhost:%d/json/version/", p.Port()), &version)
+	if !strings.HasPrefix(version["webSocketDebuggerUrl"], fmt.Sprintf("ws://localhost:%d/", p.Port())) {
+		t.Fatalf("webSocketDebuggerUrl for a localhost client = %q", version["webSocketDebuggerUrl"])
+	}
+
+	var list []map[string]string
+	getJSON(t, p.Endpoint()+"/json/list", &list)
+	if len(list) == 0 {
+		t.Fatal("no targets")
+	}
+	for _, target := range list {
+		for _, f := range []string{"webSocketDebuggerUrl", "devtoolsFrontendUrl"} {
+			if strings.Contains(target[f], ":"+own) || !strings.Contains(target[f], strconv.Itoa(p.Port())) {
+				t.Errorf("%s = %q leaks the browser's port %s", f, target[f], own)
+			}
+		}
+	}
+
+	// /json/new needs PUT; the proxy keeps the method.
+	req, _ := http.NewRequest(http.MethodPut, p.Endpoint()+"/json/new?about:blank", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created map[string]string
+	json.NewDecoder(resp.Body).Decode(&created)
+	resp.Body.Close()
+	if !strings.Contains(created["webSocketDebuggerUrl"], strconv.Itoa(p.Port())) {
+		t.Fatalf("/json/new answer not rewritten: %v", created)
+	}
+}
+
+func TestWebSocketsThroughTheProxy(t *testing.T) {
+	b := browser(t)
+	p := listen(t, static(backendOf(b)))
+	ctx := context.Background()
+
+	// A browser endpoint with a guid from an earlier browser, or none, reaches the current one.
+	for _, path := range []string{"/devtools/browser/00000000-old0-guid-0000-000000000000", "/devtools/browser", b.WSPath} {
+		c, err := cdp.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", p.Port(), path), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if _, err := c.Call(ctx, "", "Browser.getVersion", nil); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		c.Close()
+	}
+
+	var list []map[string]string
+	getJSON(t, p.Endpoint()+"/json/list", &list)
+	var page string
+	for _, target := range list {
+		if target["type"] == "page" {
+			page = target["webSocketDebuggerUrl"]
+		}
+	}
+	c, err := cdp.Dial(ctx, page, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := evaluate(t, c, "", "6*7"); got != "42" {
+		t.Fatalf("evaluate through the proxy = %s", got)
+	}
+}
+
+func TestLargeFrame(t *testing.T) {
+	b := browser(t)
+	p := listen(t, static(backendOf(b)))
+	ctx := context.Background()
+	c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res, err := c.Call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ TargetID string }
+	json.Unmarshal(res, &created)
+	res, err = c.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": created.TargetID, "flatten": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var att struct{ SessionID string }
+	json.Unmarshal(res, &att)
+	// 100 MiB in one answer frame, the size of a very large screenshot.
+	const size = 100 << 20
+	got := evaluate(t, c, att.SessionID, fmt.Sprintf("'x'.repeat(%d)", size))
+	if len(got) != size+2 {
+		t.Fatalf("answer has %d bytes, want %d", len(got), size+2)
+	}
+}
+
+func TestManyConcurrentConnections(t *testing.T) {
+	b := browser(t)
+	p := listen(t, static(backendOf(b)))
+	ctx := context.Background()
+	const n = 50
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			for j := range 20 {
+				res, err := c.Call(ctx, "", "Browser.getVersion", nil)
+				if err != nil || !strings.Contains(string(res), "protocolVersion") {
+					errs <- fmt.Errorf("conn %d call %d: %v %s", i, j, err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestDropConnections(t *testing.T) {
+	b := browser(t)
+	p := listen(t, static(backendOf(b)))
+	ctx := context.Background()
+	c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Call(ctx, "", "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+	if p.Connections() != 1 {
+		t.Fatalf("Connections = %d", p.Connections())
+	}
+	if n := p.DropConnections(); n != 1 {
+		t.Fatalf("DropConnections closed %d", n)
+	}
+	select {
+	case <-c.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("client connection survived DropConnections")
+	}
+	// The same port serves the next connection.
+	c2, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if _, err := c2.Call(ctx, "", "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rawRequest sends a request with exactly the given head, so that Host and
+// Origin can be anything.
+func rawRequest(t *testing.T, port int, head string) (int, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, head); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestRefusals(t *testing.T) {
+	var resolved atomic.Int32
+	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) {
+		resolved.Add(1)
+		return Backend{}, errors.New("must not be reached")
+	}))
+	upgrade := "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+	for _, tc := range []struct{ name, head, want string }{
+		{"rebinding Host", "GET /json/version HTTP/1.1\r\nHost: attacker.example:%d\r\n\r\n", "refused Host"},
+		{"LAN address Host", "GET /json/version HTTP/1.1\r\nHost: 192.168.1.5:%d\r\n\r\n", "refused Host"},
+		{"foreign Origin on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: https://attacker.example\r\n" + upgrade + "\r\n", "refused Origin"},
+		{"localhost page Origin", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n" + upgrade + "\r\n", "refused Origin"},
+		{"foreign Origin on /json", "GET /json/list HTTP/1.1\r\nHost: localhost:%d\r\nOrigin: https://attacker.example\r\n\r\n", "refused Origin"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body := rawRequest(t, p.Port(), fmt.Sprintf(tc.head, p.Port()))
+			if code != http.StatusForbidden || !strings.Contains(body, tc.want) {
+				t.Fatalf("got %d %q; want 403 with %q", code, body, tc.want)
+			}
+		})
+	}
+	if n := resolved.Load(); n != 0 {
+		t.Fatalf("refused requests reached the backend resolver %d times (a refusal must not launch a browser)", n)
+	}
+	// The proxy's own origin is allowed (the DevTools frontend it serves).
+	code, _ := rawRequest(t, p.Port(), fmt.Sprintf("GET /json/version HTTP/1.1\r\nHost: [::1]:%d\r\nOrigin: http://127.0.0.1:%d\r\n\r\n", p.Port(), p.Port()))
+	if code != http.StatusBadGateway {
+		t.Fatalf("own origin: got %d, want the resolver's 502", code)
+	}
+}
+
+func TestNoBrowserIsA502WithTheReason(t *testing.T) {
+	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) {
+		return Backend{}, errors.New("no browser found: install Chrome, Edge, Chromium or Brave, or pass --browser-path")
+	}))
+	resp, err := http.Get(p.Endpoint() + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "install Chrome") {
+		t.Fatalf("got %s %q", resp.Status, body)
+	}
+	_, resp, err = websocket.DefaultDialer.Dial(p.WSEndpoint(), nil)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("WebSocket without a browser: %v %v", err, resp)
+	}
+	// A backend whose browser is gone.
+	dead := listen(t, static(Backend{Addr: "127.0.0.1:1", WSPath: "/devtools/browser/x"}))
+	resp, err = http.Get(dead.Endpoint() + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("dead backend: %s", resp.Status)
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	p := listen(t, static(Backend{}))
+	_, err := Listen(Config{Port: p.Port(), Resolver: static(Backend{})})
+	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "--proxy-port") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUnknownPath(t *testing.T) {
+	p := listen(t, static(Backend{}))
+	resp, err := http.Get(p.Endpoint() + "/favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("got %s", resp.Status)
+	}
+}
+
+func TestRewriteURLs(t *testing.T) {
+	from, to := "127.0.0.1:9222", "localhost:41000"
+	for _, tc := range []struct{ name, in, want string }{
+		{"version",
+			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/browser/g"}`,
+			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://localhost:41000/devtools/browser/g"}`},
+		{"list, page URL untouched",
+			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/A","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/page/A"},{"type":"worker"}]`,
+			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=localhost:41000/devtools/page/A","webSocketDebuggerUrl":"ws://localhost:41000/devtools/page/A"},{"type":"worker"}]`},
+		{"not JSON", `Using unsafe HTTP verb GET`, `Using unsafe HTTP verb GET`},
+		{"empty list", `[]`, `[]`},
+	} {
+		if got := string(RewriteURLs([]byte(tc.in), from, to)); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestMapPath(t *testing.T) {
+	b := Backend{WSPath: "/devtools/browser/new"}
+	for in, want := range map[string]string{
+		"/devtools/browser":        "/devtools/browser/new",
+		"/devtools/browser/old":    "/devtools/browser/new",
+		"/devtools/page/ABC":       "/devtools/page/ABC",
+		"/devtools/browserish":     "/devtools/browserish",
+		"/devtools/inspector.html": "/devtools/inspector.html",
+	} {
+		if got := mapPath(in, b); got != want {
+			t.Errorf("mapPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

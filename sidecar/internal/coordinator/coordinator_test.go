@@ -1,0 +1,328 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// stateDir is short: temporary profiles live below it (see launcher.browserTempDir).
+func stateDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func newCoordinator(t *testing.T, cfg Config) *Coordinator {
+	t.Helper()
+	if cfg.StateDir == "" {
+		cfg.StateDir = stateDir(t)
+	}
+	if cfg.Options.BrowserPath == "" && cfg.Options.BrowserType == "" {
+		cfg.Options.BrowserPath = testutil.BrowserPath(t)
+	}
+	cfg.Options.Headless = true
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func readState(t *testing.T, c *Coordinator) state.File {
+	t.Helper()
+	f, err := state.Read(c.StatePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestStartsWithoutABrowser(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	s := c.Status()
+	if s.State != Idle || s.Browser != nil || s.ProxyPort == 0 {
+		t.Fatalf("status = %+v", s)
+	}
+	f := readState(t, c)
+	if f.State != "idle" || f.ProxyPort != s.ProxyPort || f.PID != os.Getpid() || f.ControlToken == "" ||
+		f.CDPEndpoint != fmt.Sprintf("http://127.0.0.1:%d", s.ProxyPort) || f.Backend != state.BackendTier1 {
+		t.Fatalf("state file = %+v", f)
+	}
+	st, _ := os.Stat(c.StatePath())
+	if st.Mode().Perm() != 0o600 {
+		t.Fatalf("state file mode %v", st.Mode())
+	}
+	if c.launches != 0 {
+		t.Fatal("a browser was launched at start")
+	}
+}
+
+func TestConcurrentNeedsShareOneLaunch(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	const n = 12
+	var wg sync.WaitGroup
+	addrs := make([]string, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b, err := c.Backend(context.Background())
+			addrs[i], errs[i] = b.Addr, err
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || addrs[i] != addrs[0] {
+			t.Fatalf("need %d: %v %q vs %q", i, errs[i], addrs[i], addrs[0])
+		}
+	}
+	if c.launches != 1 {
+		t.Fatalf("%d launches for %d concurrent needs", c.launches, n)
+	}
+	f := readState(t, c)
+	if f.State != "running" || f.Browser == nil || f.Browser.PID == 0 || f.Browser.Version == "" || !f.Browser.Headless {
+		t.Fatalf("state file after launch = %+v %+v", f, f.Browser)
+	}
+}
+
+func TestFirstProxyConnectionLaunches(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	resp, err := http.Get(c.Proxy().Endpoint() + "/json/version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "webSocketDebuggerUrl") {
+		t.Fatalf("first request: %s %s", resp.Status, body)
+	}
+	if c.Status().State != Running {
+		t.Fatalf("state = %s", c.Status().State)
+	}
+}
+
+func TestStopRestartKeepThePort(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+	s1, err := c.Ensure(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, pid1 := s1.ProxyPort, s1.Browser.PID
+	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s2, err := c.Restart(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.State != Running || s2.ProxyPort != port || s2.Browser.PID == pid1 || proc.Alive(pid1) {
+		t.Fatalf("after restart: %+v (old pid %d alive=%v)", s2, pid1, proc.Alive(pid1))
+	}
+	select {
+	case <-conn.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("client connection to the old browser was not closed")
+	}
+	conn2, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn2.Call(ctx, "", "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+	conn2.Close()
+
+	s3, err := c.Stop(ctx)
+	if err != nil || s3.State != Stopped || s3.ProxyPort != port || proc.Alive(s2.Browser.PID) {
+		t.Fatalf("after stop: %+v %v", s3, err)
+	}
+	if readState(t, c).State != "stopped" {
+		t.Fatal("state file not updated on stop")
+	}
+	// The next need launches again, same port.
+	if _, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Status(); s.State != Running || s.ProxyPort != port {
+		t.Fatalf("after the next need: %+v", s)
+	}
+}
+
+func TestCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
+	c := newCoordinator(t, Config{Options: Options{URL: "about:blank#start"}})
+	ctx := context.Background()
+	s, err := c.Ensure(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stateChanged := watchState(t, c.StatePath())
+	syscall.Kill(s.Browser.PID, syscall.SIGKILL)
+	waitFor(t, stateChanged, func(f state.File) bool { return f.State == "crashed" })
+	if st := c.Status(); st.State != Crashed || !strings.Contains(st.LastError, "exited on its own") {
+		t.Fatalf("status after crash: %+v", st)
+	}
+	s2, err := c.Ensure(ctx)
+	if err != nil || s2.State != Running || s2.Browser.PID == s.Browser.PID {
+		t.Fatalf("relaunch after crash: %+v %v", s2, err)
+	}
+	if c.Options().URL != "about:blank#start" {
+		t.Fatal("relaunch lost the options")
+	}
+}
+
+func TestLaunchWithOtherOptionsRelaunches(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+	s1, err := c.Launch(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := c.Launch(ctx, func(o *Options) { o.Headless = true })
+	if err != nil || same.Browser.PID != s1.Browser.PID {
+		t.Fatalf("launch with the same options relaunched: %v", err)
+	}
+	s2, err := c.Launch(ctx, func(o *Options) { o.URL = "about:blank#other" })
+	if err != nil || s2.Browser.PID == s1.Browser.PID || s2.ProxyPort != s1.ProxyPort {
+		t.Fatalf("launch with another URL: %+v %v", s2, err)
+	}
+}
+
+func TestBadOptionsChangeNothing(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "chrome")
+	os.WriteFile(notExec, []byte("not a program"), 0o644)
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+
+	_, err := c.Launch(ctx, func(o *Options) { o.BrowserPath = notExec })
+	if !errors.Is(err, browsers.ErrNotExecutable) {
+		t.Fatalf("not executable: %v", err)
+	}
+	if s := c.Status(); s.State != Idle || !strings.Contains(s.LastError, "executable") {
+		t.Fatalf("after a failed launch: %+v", s)
+	}
+	if f := readState(t, c); f.State != "idle" {
+		t.Fatalf("state file after a failed launch: %s", f.State)
+	}
+	// The next need tries again (and fails the same way: the option stuck).
+	if _, err := c.Backend(ctx); err == nil {
+		t.Fatal("expected the same failure")
+	}
+	if c.launches != 2 {
+		t.Fatalf("launches = %d, want a retry per need", c.launches)
+	}
+}
+
+func TestUnknownBrowserTypeListsDetected(t *testing.T) {
+	c := newCoordinator(t, Config{Options: Options{BrowserType: "vivaldi"}})
+	_, err := c.Ensure(context.Background())
+	if !errors.Is(err, browsers.ErrNotFound) || !strings.Contains(err.Error(), "detected:") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSweepAtStart(t *testing.T) {
+	dir := stateDir(t)
+	dead := deadPID(t)
+	staleState := state.Path(dir, fmt.Sprintf("%d-0000", dead))
+	state.Write(staleState, &state.File{PID: dead, ProxyPort: 1})
+	corrupt := filepath.Join(dir, "corrupt.json")
+	os.WriteFile(corrupt, []byte("{not json"), 0o600)
+	staleProfile := filepath.Join(dir, "profiles", fmt.Sprintf("%s%d-abcdef", launcher.ProfilePrefix, dead))
+	os.MkdirAll(staleProfile, 0o700)
+
+	newCoordinator(t, Config{StateDir: dir})
+	if _, err := os.Stat(staleState); !os.IsNotExist(err) {
+		t.Error("stale state file not swept")
+	}
+	if _, err := os.Stat(staleProfile); !os.IsNotExist(err) {
+		t.Error("stale profile not swept")
+	}
+	if _, err := os.Stat(corrupt); err != nil {
+		t.Error("a corrupted state file must be left alone (ignored with a warning)")
+	}
+}
+
+func TestCloseStopsTheBrowserAndRemovesTheStateFile(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	s, err := c.Ensure(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if proc.Alive(s.Browser.PID) {
+		t.Fatal("browser survived Close")
+	}
+	if _, err := os.Stat(c.StatePath()); !os.IsNotExist(err) {
+		t.Fatal("state file survived Close")
+	}
+	if _, err := c.Ensure(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Ensure after Close: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(filepath.Dir(c.StatePath()), "profiles")); len(entries) != 0 {
+		t.Fatalf("profiles left: %v", entries)
+	}
+}
+
+func TestTabsAndCurrentURL(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+	changed := watchState(t, c.StatePath())
+	tab, err := c.OpenTab(ctx, "about:blank#second", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tabs, err := c.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var front []string
+	for _, tb := range tabs {
+		if tb.Front {
+			front = append(front, tb.ID)
+		}
+	}
+	if len(tabs) != 2 || len(front) != 1 || front[0] != tab.ID {
+		t.Fatalf("tabs = %+v, opened %s", tabs, tab.ID)
+	}
+	waitFor(t, changed, func(f state.File) bool { return f.CurrentURL == "about:blank#second" })
+	if err := c.CloseTab(ctx, tab.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CloseTab(ctx, "no-such-target"); !errors.Is(err, ErrNoTab) {
+		t.Fatalf("closing an unknown tab: %v", err)
+	}
+	if _, err := c.FocusTab(ctx, "no-such-target"); !errors.Is(err, ErrNoTab) {
+		t.Fatalf("focusing an unknown tab: %v", err)
+	}
+}

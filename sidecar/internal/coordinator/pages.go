@@ -1,0 +1,213 @@
+package coordinator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+)
+
+// The coordinator keeps its own CDP connection to the browser it launched
+// (straight to the browser, not through the proxy, so DropConnections never
+// cuts it) to follow the pages: which one is in front (currentUrl in the
+// state file, for previews) and the tab tools.
+
+// Tab is one page target.
+type Tab struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
+	Front bool   `json:"front"`
+}
+
+// pages follows the page targets of one browser.
+type pages struct {
+	conn     *cdp.Conn
+	onChange func() // the front page's URL changed
+
+	mu    sync.Mutex
+	tabs  map[string]Tab
+	order []string // page ids, most recently active last
+}
+
+// followPages connects to a browser's WebSocket endpoint and starts
+// following its pages. It ends when the browser goes.
+func followPages(ctx context.Context, wsURL string, onChange func()) (*pages, error) {
+	p := &pages{tabs: make(map[string]Tab), onChange: onChange}
+	conn, err := cdp.Dial(ctx, wsURL, p.onEvent)
+	if err != nil {
+		return nil, err
+	}
+	p.conn = conn
+	if _, err := conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *pages) close() { p.conn.Close() }
+
+type targetInfo struct {
+	TargetID string `json:"targetId"`
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	URL      string `json:"url"`
+}
+
+// onEvent runs on the CDP reading goroutine: it must not block.
+func (p *pages) onEvent(m cdp.Message) {
+	switch m.Method {
+	case "Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed":
+	default:
+		return
+	}
+	var ev struct {
+		TargetInfo targetInfo `json:"targetInfo"`
+		TargetID   string     `json:"targetId"`
+	}
+	if json.Unmarshal(m.Params, &ev) != nil {
+		return
+	}
+	p.mu.Lock()
+	before := p.frontURLLocked()
+	if m.Method == "Target.targetDestroyed" {
+		delete(p.tabs, ev.TargetID)
+		p.order = slices.DeleteFunc(p.order, func(id string) bool { return id == ev.TargetID })
+	} else if t := ev.TargetInfo; t.Type == "page" {
+		prev, known := p.tabs[t.TargetID]
+		p.tabs[t.TargetID] = Tab{ID: t.TargetID, Title: t.Title, URL: t.URL}
+		// A new page, or a page that navigated, is where the work is.
+		if !known || prev.URL != t.URL {
+			p.touchLocked(t.TargetID)
+		}
+	}
+	changed := p.frontURLLocked() != before
+	p.mu.Unlock()
+	if changed && p.onChange != nil {
+		p.onChange()
+	}
+}
+
+func (p *pages) touchLocked(id string) {
+	p.order = append(slices.DeleteFunc(p.order, func(o string) bool { return o == id }), id)
+}
+
+func (p *pages) frontLocked() string {
+	if len(p.order) == 0 {
+		return ""
+	}
+	return p.order[len(p.order)-1]
+}
+
+func (p *pages) frontURLLocked() string { return p.tabs[p.frontLocked()].URL }
+
+// frontURL is the URL of the page in front.
+func (p *pages) frontURL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.frontURLLocked()
+}
+
+// ErrNoTab is returned for a tab id that is not an open page.
+var ErrNoTab = errors.New("no such tab")
+
+// withPages ensures a browser runs and returns its page follower.
+func (c *Coordinator) withPages(ctx context.Context) (*pages, error) {
+	if _, err := c.ensure(ctx); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pages == nil {
+		return nil, errors.New("the browser's tabs cannot be reached (its CDP connection failed); restart the browser")
+	}
+	return c.pages, nil
+}
+
+// Tabs lists the open pages, the one in front marked.
+func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
+	p, err := c.withPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.conn.Call(ctx, "", "Target.getTargets", nil)
+	if err != nil {
+		return nil, err
+	}
+	var got struct {
+		TargetInfos []targetInfo `json:"targetInfos"`
+	}
+	if err := json.Unmarshal(res, &got); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	front := p.frontLocked()
+	p.mu.Unlock()
+	tabs := []Tab{}
+	for _, t := range got.TargetInfos {
+		if t.Type == "page" {
+			tabs = append(tabs, Tab{ID: t.TargetID, Title: t.Title, URL: t.URL, Front: t.TargetID == front})
+		}
+	}
+	return tabs, nil
+}
+
+// OpenTab opens url in a new page; with focus it is brought to the front.
+func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab, error) {
+	p, err := c.withPages(ctx)
+	if err != nil {
+		return Tab{}, err
+	}
+	if url == "" {
+		url = "about:blank"
+	}
+	res, err := p.conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
+	if err != nil {
+		return Tab{}, err
+	}
+	var created struct {
+		TargetID string `json:"targetId"`
+	}
+	if err := json.Unmarshal(res, &created); err != nil {
+		return Tab{}, err
+	}
+	if focus {
+		return c.FocusTab(ctx, created.TargetID)
+	}
+	return Tab{ID: created.TargetID, URL: url}, nil
+}
+
+// FocusTab brings a page to the front.
+func (c *Coordinator) FocusTab(ctx context.Context, id string) (Tab, error) {
+	p, err := c.withPages(ctx)
+	if err != nil {
+		return Tab{}, err
+	}
+	if _, err := p.conn.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": id}); err != nil {
+		return Tab{}, fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
+	}
+	p.mu.Lock()
+	p.touchLocked(id)
+	t := p.tabs[id]
+	p.mu.Unlock()
+	c.publishSoon()
+	t.ID, t.Front = id, true
+	return t, nil
+}
+
+// CloseTab closes a page.
+func (c *Coordinator) CloseTab(ctx context.Context, id string) error {
+	p, err := c.withPages(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := p.conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
+		return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
+	}
+	return nil
+}
