@@ -347,8 +347,10 @@ func (c *Coordinator) watch(b *launcher.Browser) {
 }
 
 // Launch launches the browser now. Options that differ from those of the
-// running browser relaunch it with them; the proxy port stays the same.
-func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (Status, error) {
+// running browser relaunch it with them; the proxy port stays the same. A
+// different URL alone does not relaunch a running browser. launched reports
+// whether this call started a browser.
+func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Status, launched bool, err error) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	c.mu.Lock()
@@ -356,14 +358,25 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (Status
 	if change != nil {
 		change(&next)
 	}
-	same := next == c.opts
+	relaunch := c.browser != nil && !sameBrowser(next, c.launched)
+	running := c.state == Running && c.browser != nil
 	c.opts = next
+	before := c.launches
 	c.mu.Unlock()
-	if !same {
+	if relaunch {
 		c.stopCurrent(ctx, Stopped)
 	}
-	_, err := c.ensure(ctx)
-	return c.Status(), err
+	_, err = c.ensure(ctx)
+	c.mu.Lock()
+	launched = c.launches != before || (!running && err == nil)
+	c.mu.Unlock()
+	return c.Status(), launched, err
+}
+
+// sameBrowser: the options would start the same browser (the first page aside).
+func sameBrowser(a, b Options) bool {
+	a.URL, b.URL = "", ""
+	return a == b
 }
 
 // Stop stops the browser. The proxy keeps its port; the next need launches

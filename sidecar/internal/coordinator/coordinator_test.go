@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -184,7 +183,9 @@ func TestCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
 		t.Fatal(err)
 	}
 	stateChanged := watchState(t, c.StatePath())
-	syscall.Kill(s.Browser.PID, syscall.SIGKILL)
+	if p, err := os.FindProcess(s.Browser.PID); err == nil {
+		p.Kill() // from outside: the coordinator did not ask for it
+	}
 	waitFor(t, stateChanged, func(f state.File) bool { return f.State == "crashed" })
 	if st := c.Status(); st.State != Crashed || !strings.Contains(st.LastError, "exited on its own") {
 		t.Fatalf("status after crash: %+v", st)
@@ -201,17 +202,21 @@ func TestCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
 func TestLaunchWithOtherOptionsRelaunches(t *testing.T) {
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
-	s1, err := c.Launch(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	s1, launched, err := c.Launch(ctx, nil)
+	if err != nil || !launched {
+		t.Fatal(launched, err)
 	}
-	same, err := c.Launch(ctx, func(o *Options) { o.Headless = true })
-	if err != nil || same.Browser.PID != s1.Browser.PID {
-		t.Fatalf("launch with the same options relaunched: %v", err)
+	same, launched, err := c.Launch(ctx, func(o *Options) { o.Headless = true; o.URL = "about:blank#other" })
+	if err != nil || launched || same.Browser.PID != s1.Browser.PID {
+		t.Fatalf("launch with the same browser options relaunched: %v %v", launched, err)
 	}
-	s2, err := c.Launch(ctx, func(o *Options) { o.URL = "about:blank#other" })
-	if err != nil || s2.Browser.PID == s1.Browser.PID || s2.ProxyPort != s1.ProxyPort {
-		t.Fatalf("launch with another URL: %+v %v", s2, err)
+	other := filepath.Join(t.TempDir(), "profile")
+	s2, launched, err := c.Launch(ctx, func(o *Options) { o.UserDataDir = other })
+	if err != nil || !launched || s2.Browser.PID == s1.Browser.PID || s2.ProxyPort != s1.ProxyPort {
+		t.Fatalf("launch with another profile: %+v %v %v", s2, launched, err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "Default")); err != nil {
+		t.Fatalf("the relaunched browser does not use the new profile: %v", err)
 	}
 }
 
@@ -222,7 +227,7 @@ func TestBadOptionsChangeNothing(t *testing.T) {
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
 
-	_, err := c.Launch(ctx, func(o *Options) { o.BrowserPath = notExec })
+	_, _, err := c.Launch(ctx, func(o *Options) { o.BrowserPath = notExec })
 	if !errors.Is(err, browsers.ErrNotExecutable) {
 		t.Fatalf("not executable: %v", err)
 	}

@@ -94,10 +94,10 @@ func TestBrowserTempDir(t *testing.T) {
 
 func TestProfileOwner(t *testing.T) {
 	for name, want := range map[string]int{
-		"bcp-123-abcd": 123,
-		"bcp-x-abcd":   0,
-		"bcp-123":      0,
-		"other-123-abcd":      0,
+		"bcp-123-abcd":   123,
+		"bcp-x-abcd":     0,
+		"bcp-123":        0,
+		"other-123-abcd": 0,
 	} {
 		got, ok := profileOwner(name)
 		if got != want || ok != (want != 0) {

@@ -1,0 +1,3 @@
+package cli
+
+func runInternal([]string) (int, bool) { return 0, false }

@@ -1,0 +1,140 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// serveFlags are serve's flags, as ../shared/DESIGN.md names them.
+type serveFlags struct {
+	browser     string
+	browserPath string
+	noHeadless  bool
+	userDataDir string
+	proxyPort   int
+	noVSCode    bool
+	stateDir    string
+}
+
+func parseServe(args []string) (serveFlags, int, bool) {
+	var f serveFlags
+	fs := newFlagSet("serve", "[serve] [flags]")
+	fs.StringVar(&f.browser, "browser", "", "preferred browser: chrome, edge, chromium, brave, chrome-for-testing, vivaldi (default: first found)")
+	fs.StringVar(&f.browserPath, "browser-path", "", "browser executable to use; overrides detection")
+	fs.BoolVar(&f.noHeadless, "no-headless", false, "show a browser window (default: headless)")
+	fs.StringVar(&f.userDataDir, "user-data-dir", "", "persistent browser profile (default: a fresh temporary profile, removed when the browser stops)")
+	fs.IntVar(&f.proxyPort, "proxy-port", 0, "the stable CDP proxy port (default: a free loopback port)")
+	fs.BoolVar(&f.noVSCode, "no-vscode", false, "skip VS Code detection (always launch a browser)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live (default $TMPDIR/browser-coordinator, or $BROWSER_COORDINATOR_STATE_DIR)")
+	code, ok := parseFlags(fs, args)
+	if ok && fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "browser-coordinator: unexpected argument %q (see --help)\n", fs.Arg(0))
+		return f, exitError, false
+	}
+	return f, code, ok
+}
+
+// options checks the browser flags up front: a typo should stop the server
+// at start with a clear message, not at the agent's first browser call.
+func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordinator.Options, error) {
+	o := coordinator.Options{
+		BrowserPath: f.browserPath,
+		Headless:    !f.noHeadless,
+		UserDataDir: f.userDataDir,
+	}
+	if f.proxyPort < 0 || f.proxyPort > 65535 {
+		return o, fmt.Errorf("--proxy-port must be between 0 and 65535, got %d", f.proxyPort)
+	}
+	if f.browser != "" {
+		t, err := browsers.ParseType(f.browser)
+		if err != nil {
+			detected := "none"
+			if found, _ := d.Detect(ctx); len(found) > 0 {
+				detected = ""
+				for i, b := range found {
+					if i > 0 {
+						detected += ", "
+					}
+					detected += fmt.Sprintf("%s (%s)", b.Type, b.Path)
+				}
+			}
+			return o, fmt.Errorf("--browser: %w; detected here: %s", err, detected)
+		}
+		o.BrowserType = t
+	}
+	if f.browserPath != "" {
+		fast := *d
+		fast.Version = nil
+		if _, err := fast.FromPath(ctx, f.browserPath); err != nil {
+			return o, fmt.Errorf("--browser-path: %w", err)
+		}
+	}
+	return o, nil
+}
+
+func runServe(args []string) int {
+	f, code, ok := parseServe(args)
+	if !ok {
+		return code
+	}
+	log := newLogger(false)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	opts, err := f.options(ctx, browsers.System())
+	if err != nil {
+		return fail(os.Stderr, "%v", err)
+	}
+	c, err := coordinator.New(coordinator.Config{
+		Options:   opts,
+		StateDir:  state.DefaultDir(f.stateDir),
+		ProxyPort: f.proxyPort,
+		Logger:    log,
+	})
+	if errors.Is(err, cdpproxy.ErrPortInUse) {
+		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+		return exitPortInUse
+	}
+	if err != nil {
+		return fail(os.Stderr, "%v", err)
+	}
+	defer func() {
+		done := make(chan struct{})
+		go func() { c.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			log.Error("shutdown took too long; exiting anyway")
+		}
+	}()
+
+	// Tool calls run on a worker pool: a long browser call (a slow page)
+	// must not hold up a status call.
+	stdio := server.NewStdioServer(mcpserver.New(c))
+	stdio.SetErrorLogger(newStdLogger(log))
+	server.WithWorkerPoolSize(16)(stdio)
+	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("MCP stream ended", "err", err)
+	}
+	log.Info("shutting down", "reason", shutdownReason(ctx))
+	return exitOK
+}
+
+func shutdownReason(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "signal"
+	}
+	return "stdin closed"
+}

@@ -1,0 +1,478 @@
+// Package mcpserver exposes the coordinator as MCP tools (coordinator_*).
+// Every tool has a description an agent can act on, a JSON schema for its
+// input and output, read-only/destructive annotations, and answers with
+// structured content plus a text rendering. Bad arguments are a tool error
+// (isError) that says what was wrong and what is allowed.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const instructions = `browser-coordinator owns the browser for your browser automation tools.
+It keeps one CDP endpoint (see coordinator_status) that stays the same when the browser restarts or changes; browser automation MCP servers (Playwright MCP, chrome-devtools-mcp) connect to it.
+The browser starts by itself on first use: you rarely need coordinator_launch_browser.
+Use coordinator_restart_browser when the browser is stuck, coordinator_launch_browser to switch browser or headless mode, coordinator_stop_browser to free memory.`
+
+// New builds the MCP server for c.
+func New(c *coordinator.Coordinator) *server.MCPServer {
+	s := server.NewMCPServer("browser-coordinator", version.Get().Version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	h := &handlers{c: c}
+	for _, t := range h.tools() {
+		s.AddTool(t.tool, t.handle)
+	}
+	return s
+}
+
+type handlers struct{ c *coordinator.Coordinator }
+
+type toolDef struct {
+	tool   mcp.Tool
+	handle server.ToolHandlerFunc
+}
+
+func hint(b bool) *bool { return &b }
+
+// newTool assembles a tool from its parts; schemas are written out by hand so
+// that clients that validate (the TypeScript SDK does) see exactly what we send.
+func newTool(name, title, description string, readOnly, destructive, idempotent bool, input, output string) mcp.Tool {
+	t := mcp.NewToolWithRawSchema(name, description, json.RawMessage(input))
+	t.Title = title
+	t.RawOutputSchema = json.RawMessage(output)
+	t.Annotations = mcp.ToolAnnotation{
+		Title:           title,
+		ReadOnlyHint:    hint(readOnly),
+		DestructiveHint: hint(destructive),
+		IdempotentHint:  hint(idempotent),
+		OpenWorldHint:   hint(false),
+	}
+	return t
+}
+
+func (h *handlers) tools() []toolDef {
+	types := make([]string, 0, len(browsers.Types()))
+	for _, t := range browsers.Types() {
+		types = append(types, string(t))
+	}
+	typeEnum, _ := json.Marshal(types)
+	return []toolDef{
+		{newTool("coordinator_list_browsers", "List installed browsers",
+			"List the Chromium-family browsers installed on this machine (Chrome, Edge, Chromium, Brave, Chrome for Testing, Vivaldi) with their type, path and version. Use a type from here as browserType in coordinator_launch_browser.",
+			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, browsersSchema),
+			h.listBrowsers},
+		{newTool("coordinator_status", "Browser status",
+			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error. Does not start a browser.",
+			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
+			h.status},
+		{newTool("coordinator_launch_browser", "Launch or switch the browser",
+			"Start the browser now, or relaunch it with other options (another browser type or executable, headless on or off). The CDP endpoint stays the same; connected automation tools reconnect by themselves. With only url and a browser already running, the url opens in a new tab in front instead. You rarely need this: the browser starts by itself on first use.",
+			false, true, true, fmt.Sprintf(`{"type":"object","properties":{
+				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers)."},
+				"browserPath":{"type":"string","description":"Path of a browser executable to use instead of a detected one."},
+				"headless":{"type":"boolean","description":"true: no window; false: a visible window."},
+				"url":{"type":"string","description":"Page to open first (http, https, file, about or data URL)."}
+			},"additionalProperties":false}`, typeEnum), statusSchema),
+			h.launch},
+		{newTool("coordinator_stop_browser", "Stop the browser",
+			"Stop the browser and free its memory. The CDP endpoint keeps its port; the next browser use (or coordinator_launch_browser) starts a browser again. Open pages are lost.",
+			false, true, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
+			h.stop},
+		{newTool("coordinator_restart_browser", "Restart the browser",
+			"Stop the browser and start it again with the same options, e.g. when it hangs or misbehaves. The CDP endpoint stays the same and automation tools reconnect on their next call. Open pages are lost.",
+			false, true, false, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
+			h.restart},
+		{newTool("coordinator_list_tabs", "List tabs",
+			"List the browser's open tabs (id, title, url) and which one is in front. Starts the browser if it is not running.",
+			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, tabsSchema),
+			h.listTabs},
+		{newTool("coordinator_open_tab", "Open a tab",
+			"Open a new tab at url; with focus (the default) it comes to the front. Starts the browser if it is not running.",
+			false, false, false, `{"type":"object","properties":{
+				"url":{"type":"string","description":"Page to open (http, https, file, about or data URL)."},
+				"focus":{"type":"boolean","default":true,"description":"Bring the new tab to the front."}
+			},"required":["url"],"additionalProperties":false}`, tabSchema),
+			h.openTab},
+		{newTool("coordinator_focus_tab", "Focus a tab",
+			"Bring the tab with this id (from coordinator_list_tabs) to the front.",
+			false, false, true, `{"type":"object","properties":{
+				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs."}
+			},"required":["tabId"],"additionalProperties":false}`, tabSchema),
+			h.focusTab},
+		{newTool("coordinator_close_tab", "Close a tab",
+			"Close the tab with this id (from coordinator_list_tabs), or the tab in front when no id is given.",
+			false, true, false, `{"type":"object","properties":{
+				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs; default: the tab in front."}
+			},"additionalProperties":false}`, `{"type":"object","properties":{"closed":{"type":"string"}},"required":["closed"]}`),
+			h.closeTab},
+	}
+}
+
+// args checks a call's arguments against the names and JSON types allowed.
+type args struct {
+	m     map[string]any
+	tool  string
+	names []string
+}
+
+func parseArgs(req mcp.CallToolRequest, allowed ...string) (args, error) {
+	a := args{m: req.GetArguments(), tool: req.Params.Name, names: allowed}
+	if a.m == nil {
+		if raw := req.GetRawArguments(); raw != nil {
+			if _, ok := raw.(map[string]any); !ok {
+				return a, fmt.Errorf("%s: arguments must be an object", a.tool)
+			}
+		}
+		a.m = map[string]any{}
+	}
+	var unknown []string
+	for k := range a.m {
+		if !slices.Contains(allowed, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		allowedText := "none"
+		if len(allowed) > 0 {
+			allowedText = strings.Join(allowed, ", ")
+		}
+		return a, fmt.Errorf("%s: unknown argument %s; allowed: %s", a.tool, strings.Join(unknown, ", "), allowedText)
+	}
+	return a, nil
+}
+
+func (a args) str(name string) (string, bool, error) {
+	v, ok := a.m[name]
+	if !ok || v == nil {
+		return "", false, nil
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", false, fmt.Errorf("%s: %s must be a string, got %s", a.tool, name, jsonText(v))
+	}
+	return s, true, nil
+}
+
+func (a args) boolean(name string) (bool, bool, error) {
+	v, ok := a.m[name]
+	if !ok || v == nil {
+		return false, false, nil
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		return false, false, fmt.Errorf("%s: %s must be true or false, got %s", a.tool, name, jsonText(v))
+	}
+	return b, true, nil
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// checkURL accepts the URLs a browser tab can open.
+func checkURL(tool, raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil {
+		switch u.Scheme {
+		case "http", "https":
+			if u.Host != "" {
+				return nil
+			}
+		case "file", "about", "data", "chrome", "edge", "brave":
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: url %q is not a URL a browser can open; use an absolute http(s)://, file://, about: or data: URL", tool, raw)
+}
+
+func toolError(err error) *mcp.CallToolResult { return mcp.NewToolResultError(err.Error()) }
+
+func (h *handlers) listBrowsers(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if _, err := parseArgs(req); err != nil {
+		return toolError(err), nil
+	}
+	found, err := h.c.ListBrowsers(ctx)
+	if err != nil {
+		return toolError(err), nil
+	}
+	if found == nil {
+		found = []browsers.Browser{}
+	}
+	var text strings.Builder
+	if len(found) == 0 {
+		text.WriteString("No browser found. Install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium), or start the coordinator with --browser-path.")
+	}
+	for _, b := range found {
+		fmt.Fprintf(&text, "%s\t%s\t%s\n", b.Type, orDash(b.Version), b.Path)
+	}
+	return mcp.NewToolResultStructured(map[string]any{"browsers": found}, strings.TrimSpace(text.String())), nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (h *handlers) status(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if _, err := parseArgs(req); err != nil {
+		return toolError(err), nil
+	}
+	return statusResult(h.c.Status(), nil), nil
+}
+
+// statusResult renders a status; a failed action is an error result that
+// still carries the status, so the agent sees both what failed and where
+// things stand.
+func statusResult(s coordinator.Status, err error) *mcp.CallToolResult {
+	text := RenderStatus(s)
+	if err != nil {
+		text = "Error: " + err.Error() + "\n\n" + text
+	}
+	r := mcp.NewToolResultStructured(s, text)
+	r.IsError = err != nil
+	return r
+}
+
+// RenderStatus is the text form of a status, for tools and the CLI.
+func RenderStatus(s coordinator.Status) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Browser: %s", s.State)
+	if s.Browser != nil {
+		mode := "headless"
+		if !s.Browser.Headless {
+			mode = "visible window"
+		}
+		fmt.Fprintf(&b, " — %s %s", s.Browser.Type, orDash(s.Browser.Version))
+		if s.Browser.PID != 0 {
+			fmt.Fprintf(&b, " (pid %d, %s)", s.Browser.PID, mode)
+		}
+	}
+	switch s.State {
+	case coordinator.Idle, coordinator.Stopped, coordinator.Crashed:
+		b.WriteString("; it starts on first use")
+	}
+	fmt.Fprintf(&b, "\nCDP endpoint: %s (stays the same for this coordinator's life)\n", s.CDPEndpoint)
+	fmt.Fprintf(&b, "Backend: %s\n", s.Backend)
+	if s.CurrentURL != "" {
+		fmt.Fprintf(&b, "Page in front: %s\n", s.CurrentURL)
+	}
+	fmt.Fprintf(&b, "Client connections: %d\n", s.Connections)
+	if s.LastError != "" {
+		fmt.Fprintf(&b, "Last error: %s\n", s.LastError)
+	}
+	fmt.Fprintf(&b, "Uptime: %s", s.Uptime)
+	return b.String()
+}
+
+func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := parseArgs(req, "browserType", "browserPath", "headless", "url")
+	if err != nil {
+		return toolError(err), nil
+	}
+	typeName, hasType, err := a.str("browserType")
+	if err != nil {
+		return toolError(err), nil
+	}
+	var typ browsers.Type
+	if hasType {
+		if typ, err = browsers.ParseType(typeName); err != nil {
+			return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", err, h.detectedHint(ctx))), nil
+		}
+	}
+	path, hasPath, err := a.str("browserPath")
+	if err == nil && hasPath && strings.TrimSpace(path) == "" {
+		err = fmt.Errorf("coordinator_launch_browser: browserPath is empty; give an executable's path or leave it out")
+	}
+	if err != nil {
+		return toolError(err), nil
+	}
+	headless, hasHeadless, err := a.boolean("headless")
+	if err != nil {
+		return toolError(err), nil
+	}
+	u, hasURL, err := a.str("url")
+	if err == nil && hasURL {
+		err = checkURL("coordinator_launch_browser", u)
+	}
+	if err != nil {
+		return toolError(err), nil
+	}
+	s, launched, err := h.c.Launch(ctx, func(o *coordinator.Options) {
+		if hasType {
+			o.BrowserType, o.BrowserPath = typ, ""
+		}
+		if hasPath {
+			o.BrowserPath = path
+		}
+		if hasHeadless {
+			o.Headless = headless
+		}
+		if hasURL {
+			o.URL = u
+		}
+	})
+	if err == nil && hasURL && !launched {
+		if _, err = h.c.OpenTab(ctx, u, true); err == nil {
+			s = h.c.Status()
+		}
+	}
+	return statusResult(s, err), nil
+}
+
+// detectedHint lists what is installed, for an error about browser types.
+func (h *handlers) detectedHint(ctx context.Context) string {
+	found, err := h.c.ListBrowsers(ctx)
+	if err != nil || len(found) == 0 {
+		return "; no browser is installed here"
+	}
+	var names []string
+	for _, b := range found {
+		names = append(names, fmt.Sprintf("%s (%s)", b.Type, b.Path))
+	}
+	return "; installed here: " + strings.Join(names, ", ")
+}
+
+func (h *handlers) stop(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if _, err := parseArgs(req); err != nil {
+		return toolError(err), nil
+	}
+	s, err := h.c.Stop(ctx)
+	return statusResult(s, err), nil
+}
+
+func (h *handlers) restart(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if _, err := parseArgs(req); err != nil {
+		return toolError(err), nil
+	}
+	s, err := h.c.Restart(ctx)
+	return statusResult(s, err), nil
+}
+
+func renderTabs(tabs []coordinator.Tab) string {
+	if len(tabs) == 0 {
+		return "No tabs open."
+	}
+	var b strings.Builder
+	for _, t := range tabs {
+		mark := " "
+		if t.Front {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %s  %s  %s\n", mark, t.ID, orDash(t.Title), t.URL)
+	}
+	return strings.TrimSpace(b.String()) + "\n(* = in front)"
+}
+
+func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if _, err := parseArgs(req); err != nil {
+		return toolError(err), nil
+	}
+	tabs, err := h.c.Tabs(ctx)
+	if err != nil {
+		return toolError(err), nil
+	}
+	front := ""
+	for _, t := range tabs {
+		if t.Front {
+			front = t.ID
+		}
+	}
+	return mcp.NewToolResultStructured(map[string]any{"tabs": tabs, "frontTabId": front}, renderTabs(tabs)), nil
+}
+
+func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	a, err := parseArgs(req, "url", "focus")
+	if err != nil {
+		return toolError(err), nil
+	}
+	u, ok, err := a.str("url")
+	if err == nil && !ok {
+		err = fmt.Errorf("coordinator_open_tab: url is required")
+	}
+	if err == nil {
+		err = checkURL("coordinator_open_tab", u)
+	}
+	if err != nil {
+		return toolError(err), nil
+	}
+	focus, hasFocus, err := a.boolean("focus")
+	if err != nil {
+		return toolError(err), nil
+	}
+	tab, err := h.c.OpenTab(ctx, u, focus || !hasFocus)
+	if err != nil {
+		return toolError(err), nil
+	}
+	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Opened tab %s at %s", tab.ID, u)), nil
+}
+
+func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id, err := tabID(req, "coordinator_focus_tab", true)
+	if err != nil {
+		return toolError(err), nil
+	}
+	tab, err := h.c.FocusTab(ctx, id)
+	if err != nil {
+		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
+	}
+	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Tab %s is in front: %s", tab.ID, tab.URL)), nil
+}
+
+func (h *handlers) closeTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	id, err := tabID(req, "coordinator_close_tab", false)
+	if err != nil {
+		return toolError(err), nil
+	}
+	if id == "" {
+		tabs, err := h.c.Tabs(ctx)
+		if err != nil {
+			return toolError(err), nil
+		}
+		for _, t := range tabs {
+			if t.Front {
+				id = t.ID
+			}
+		}
+		if id == "" {
+			return toolError(fmt.Errorf("coordinator_close_tab: no tab is in front; pass tabId (see coordinator_list_tabs)")), nil
+		}
+	}
+	if err := h.c.CloseTab(ctx, id); err != nil {
+		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
+	}
+	return mcp.NewToolResultStructured(map[string]any{"closed": id}, "Closed tab "+id), nil
+}
+
+func tabID(req mcp.CallToolRequest, tool string, required bool) (string, error) {
+	a, err := parseArgs(req, "tabId")
+	if err != nil {
+		return "", err
+	}
+	id, ok, err := a.str("tabId")
+	if err != nil {
+		return "", err
+	}
+	if required && (!ok || id == "") {
+		return "", fmt.Errorf("%s: tabId is required (see coordinator_list_tabs)", tool)
+	}
+	return id, nil
+}

@@ -1,0 +1,48 @@
+package mcpserver
+
+// Output schemas, written out so that what clients validate against is
+// exactly what the tools send (coordinator.Status, coordinator.Tab,
+// browsers.Browser).
+
+const browserSchema = `{"type":"object","properties":{
+	"type":{"type":"string","description":"chrome, edge, chromium, brave, chrome-for-testing or vivaldi"},
+	"name":{"type":"string"},
+	"path":{"type":"string"},
+	"version":{"type":"string"}
+},"required":["type","name","path"]}`
+
+const browsersSchema = `{"type":"object","properties":{
+	"browsers":{"type":"array","items":` + browserSchema + `}
+},"required":["browsers"]}`
+
+const statusSchema = `{"type":"object","properties":{
+	"state":{"type":"string","enum":["idle","launching","running","stopped","crashed"]},
+	"backend":{"type":"string","enum":["tier1","tier2","attach"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint"},
+	"browser":{"type":["object","null"],"properties":{
+		"type":{"type":"string"},"path":{"type":"string"},"version":{"type":"string"},
+		"pid":{"type":"integer"},"headless":{"type":"boolean"}
+	}},
+	"proxyPort":{"type":"integer","description":"the CDP proxy's port, the same for the coordinator's whole life"},
+	"cdpEndpoint":{"type":"string","description":"give this to automation tools (e.g. --cdp-endpoint)"},
+	"wsEndpoint":{"type":"string"},
+	"currentUrl":{"type":"string","description":"the page in front"},
+	"connections":{"type":"integer","description":"open CDP client connections"},
+	"lastError":{"type":"string"},
+	"pid":{"type":"integer"},
+	"workspace":{"type":"string"},
+	"stateFile":{"type":"string"},
+	"startedAt":{"type":"string","format":"date-time"},
+	"uptime":{"type":"string"},
+	"version":{"type":"string"}
+},"required":["state","backend","browser","proxyPort","cdpEndpoint","wsEndpoint","connections","pid"]}`
+
+const tabItemSchema = `{"type":"object","properties":{
+	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"front":{"type":"boolean"}
+},"required":["id","url","front"]}`
+
+const tabSchema = tabItemSchema
+
+const tabsSchema = `{"type":"object","properties":{
+	"tabs":{"type":"array","items":` + tabItemSchema + `},
+	"frontTabId":{"type":"string"}
+},"required":["tabs"]}`
