@@ -354,20 +354,34 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	c.mu.Lock()
-	next := c.opts
+	prev := c.opts
+	next := prev
 	if change != nil {
 		change(&next)
 	}
-	relaunch := c.browser != nil && !sameBrowser(next, c.launched)
 	running := c.state == Running && c.browser != nil
-	c.opts = next
+	relaunch := c.browser != nil && !sameBrowser(next, c.launched)
 	before := c.launches
+	c.mu.Unlock()
+
+	// Bad options change nothing: check the executable before stopping
+	// anything or remembering them.
+	if !sameBrowser(next, prev) {
+		if _, err := c.resolve(next); err != nil {
+			return c.Status(), false, err
+		}
+	}
+	c.mu.Lock()
+	c.opts = next
 	c.mu.Unlock()
 	if relaunch {
 		c.stopCurrent(ctx, Stopped)
 	}
 	_, err = c.ensure(ctx)
 	c.mu.Lock()
+	if err != nil && c.opts == next {
+		c.opts = prev // the next need uses the options that worked
+	}
 	launched = c.launches != before || (!running && err == nil)
 	c.mu.Unlock()
 	return c.Status(), launched, err

@@ -200,6 +200,7 @@ func TestCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
 }
 
 func TestLaunchWithOtherOptionsRelaunches(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "profile") // before the coordinator: removed after it closes
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
 	s1, launched, err := c.Launch(ctx, nil)
@@ -210,7 +211,6 @@ func TestLaunchWithOtherOptionsRelaunches(t *testing.T) {
 	if err != nil || launched || same.Browser.PID != s1.Browser.PID {
 		t.Fatalf("launch with the same browser options relaunched: %v %v", launched, err)
 	}
-	other := filepath.Join(t.TempDir(), "profile")
 	s2, launched, err := c.Launch(ctx, func(o *Options) { o.UserDataDir = other })
 	if err != nil || !launched || s2.Browser.PID == s1.Browser.PID || s2.ProxyPort != s1.ProxyPort {
 		t.Fatalf("launch with another profile: %+v %v %v", s2, launched, err)
@@ -224,25 +224,37 @@ func TestBadOptionsChangeNothing(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "chrome")
 	os.WriteFile(notExec, []byte("not a program"), 0o644)
+	crashes := filepath.Join(dir, "crashes")
+	os.WriteFile(crashes, []byte("#!/bin/sh\necho 'cannot open display' >&2\nexit 1\n"), 0o755)
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
+	good := c.Options()
 
 	_, _, err := c.Launch(ctx, func(o *Options) { o.BrowserPath = notExec })
 	if !errors.Is(err, browsers.ErrNotExecutable) {
 		t.Fatalf("not executable: %v", err)
 	}
-	if s := c.Status(); s.State != Idle || !strings.Contains(s.LastError, "executable") {
+	if s := c.Status(); s.State != Idle || c.launches != 0 || c.Options() != good {
+		t.Fatalf("a rejected path changed something: %+v, %d launches, options %+v", s, c.launches, c.Options())
+	}
+
+	// An executable that fails to start: the error says why, the options
+	// that worked stay, and the next need uses them.
+	_, _, err = c.Launch(ctx, func(o *Options) { o.BrowserPath = crashes })
+	if !errors.Is(err, launcher.ErrExited) || !strings.Contains(err.Error(), "cannot open display") {
+		t.Fatalf("failing browser: %v", err)
+	}
+	if s := c.Status(); s.State != Idle || !strings.Contains(s.LastError, "cannot open display") {
 		t.Fatalf("after a failed launch: %+v", s)
 	}
 	if f := readState(t, c); f.State != "idle" {
 		t.Fatalf("state file after a failed launch: %s", f.State)
 	}
-	// The next need tries again (and fails the same way: the option stuck).
-	if _, err := c.Backend(ctx); err == nil {
-		t.Fatal("expected the same failure")
+	if c.Options() != good {
+		t.Fatalf("options after a failed launch: %+v", c.Options())
 	}
-	if c.launches != 2 {
-		t.Fatalf("launches = %d, want a retry per need", c.launches)
+	if _, err := c.Backend(ctx); err != nil {
+		t.Fatalf("the next need must launch with the options that work: %v", err)
 	}
 }
 

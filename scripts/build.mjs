@@ -1,0 +1,7 @@
+// npm run build: the sidecar for this machine, or for TARGETS=linux-x64,win32-x64 / TARGETS=all.
+import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
+import { hostTarget } from './lib/paths.mjs';
+
+requireGo();
+const wanted = process.env.TARGETS === 'all' ? allTargets : (process.env.TARGETS?.split(',').filter(Boolean) ?? [hostTarget()]);
+for (const target of wanted) buildSidecar(target.trim(), { log: console.log });

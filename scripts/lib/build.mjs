@@ -1,0 +1,51 @@
+// Builds the sidecar: `go build` with the version stamped, trimmed paths and
+// no cgo, into bin/<target>/ (the layout the VSIX ships).
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, binaryPath, hostTarget } from './paths.mjs';
+
+const goTargets = {
+  'linux-x64': ['linux', 'amd64'],
+  'linux-arm64': ['linux', 'arm64'],
+  'darwin-x64': ['darwin', 'amd64'],
+  'darwin-arm64': ['darwin', 'arm64'],
+  'win32-x64': ['windows', 'amd64'],
+  'win32-arm64': ['windows', 'arm64'],
+};
+export const allTargets = Object.keys(goTargets);
+
+export function packageVersion() {
+  return JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
+}
+
+function commit() {
+  const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : 'unknown';
+}
+
+/** Checks Go is there, with a message that says what to do when it is not. */
+export function requireGo() {
+  const r = spawnSync('go', ['version'], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    throw new Error('Go is not installed or not on PATH: install Go 1.26 or newer (https://go.dev/dl/) to build the sidecar');
+  }
+  return r.stdout.trim();
+}
+
+/** Builds the sidecar for one VS Code target (default: this machine); returns the binary's path. */
+export function buildSidecar(target = hostTarget(), { log = () => {} } = {}) {
+  const [goos, goarch] = goTargets[target] ?? [];
+  if (!goos) throw new Error(`unknown target ${target}; use one of ${allTargets.join(', ')}`);
+  const out = binaryPath(target);
+  const pkg = 'github.com/browser-coordinator/browser-coordinator/sidecar/internal/version';
+  const ldflags = `-s -w -X ${pkg}.Version=${packageVersion()} -X ${pkg}.Commit=${commit()}`;
+  const started = Date.now();
+  execFileSync('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', out, './sidecar/cmd/browser-coordinator'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, CGO_ENABLED: '0', GOOS: goos, GOARCH: goarch, GOFLAGS: '-mod=readonly' },
+  });
+  log(`built ${path.relative(root, out)} (${target}) in ${Date.now() - started} ms`);
+  return out;
+}

@@ -1,0 +1,66 @@
+// MCP clients for tests, the demo and benchmarks: the official TypeScript SDK
+// over stdio, talking to the coordinator and to wrapped child MCPs.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { binaryPath, childMCPs } from './paths.mjs';
+
+/**
+ * Starts an MCP server process and connects a client to it.
+ * Returns { client, transport, pid, stderr() , close() }.
+ */
+export async function connect(command, args, { env = {}, cwd, name = 'test' } = {}) {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    cwd,
+    env: { ...process.env, ...env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => { stderr += d; });
+  const client = new Client({ name, version: '1.0.0' });
+  try {
+    await client.connect(transport);
+  } catch (err) {
+    throw new Error(`${command} ${args.join(' ')}: ${err.message}\n--- stderr ---\n${stderr}`);
+  }
+  return {
+    client,
+    transport,
+    pid: transport.pid,
+    stderr: () => stderr,
+    close: () => client.close(),
+  };
+}
+
+/** Starts the coordinator (`browser-coordinator serve` on stdio) with a private state dir. */
+export function startCoordinator({ stateDir, args = [], cwd, env = {} } = {}) {
+  return connect(binaryPath(), args, {
+    cwd,
+    name: 'coordinator-test',
+    env: { BROWSER_COORDINATOR_STATE_DIR: stateDir, ...env },
+  });
+}
+
+/** Child MCP command lines, the way a user writes them after `wrap --`. */
+export const wrapped = {
+  playwright: [...childMCPs.playwright, '--cdp-endpoint', '{cdp_endpoint}'],
+  'chrome-devtools': [...childMCPs['chrome-devtools'], '--browserUrl', '{cdp_endpoint}', '--no-usage-statistics'],
+};
+
+/** Starts `browser-coordinator wrap -- <child>` as an MCP server and connects to it. */
+export function startWrapped(child, { stateDir, cwd, timeout = '30s', env = {} } = {}) {
+  return connect(binaryPath(), ['wrap', '--timeout', timeout, '--', ...wrapped[child]], {
+    cwd,
+    name: `${child}-test`,
+    env: { BROWSER_COORDINATOR_STATE_DIR: stateDir, CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1', ...env },
+  });
+}
+
+/** Calls a tool and returns the text of its content; throws on isError. */
+export async function call(client, name, args = {}, { allowError = false } = {}) {
+  const res = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
+  const text = (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  if (res.isError && !allowError) throw new Error(`${name} failed: ${text}`);
+  return { ...res, text };
+}

@@ -1,0 +1,49 @@
+// A small page server for tests, the demo and benchmarks. Node's http server
+// is concurrent, which Chromium's preconnects need (a one-at-a-time server hangs).
+import http from 'node:http';
+
+const page = (title, body) => `<!doctype html>
+<html><head><meta charset="utf-8"><title>${title}</title></head>
+<body>${body}</body></html>`;
+
+const pages = {
+  '/': page('Coordinator test page', `
+<h1>Coordinator test page</h1>
+<button id="b" onclick="document.getElementById('out').textContent = 'Clicked ' + (++window.clicks) + ' time(s)'">Click me</button>
+<p id="out">Not clicked yet</p>
+<script>window.clicks = 0</script>`),
+  '/second': page('Second page', '<h1>Second page</h1><p>Reached through the same CDP endpoint.</p>'),
+  // Tall and colourful: a screenshot of it is large, for throughput benchmarks.
+  '/big': page('Big page', `<div id="big"></div><script>
+const c = document.createElement('canvas'); c.width = 2000; c.height = 6000;
+const g = c.getContext('2d');
+for (let i = 0; i < 60000; i++) { g.fillStyle = 'hsl(' + (i * 37 % 360) + ',80%,' + (30 + i % 40) + '%)'; g.fillRect((i * 97) % 2000, (i * 53) % 6000, 17, 13); }
+document.getElementById('big').appendChild(c);</script>`),
+};
+
+/** Starts the server on 127.0.0.1 with a free port; resolves to { url, close }. */
+export function startPageServer() {
+  const server = http.createServer((req, res) => {
+    const pathname = new URL(req.url, 'http://x').pathname;
+    if (pathname === '/favicon.ico') {
+      res.writeHead(204).end(); // no console error in every snapshot
+      return;
+    }
+    const body = pages[pathname];
+    if (!body) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+      });
+    });
+  });
+}

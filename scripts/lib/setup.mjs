@@ -1,0 +1,49 @@
+// What `npm test` and `npm run demo` need on a fresh machine, installed when
+// missing: npm packages, Go modules (go build fetches them), a browser.
+import { spawnSync, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root } from './paths.mjs';
+
+/** Runs npm ci (or npm install without a lock file) when node_modules is missing or older than the lock. */
+export function ensureNpmDeps({ log = console.log } = {}) {
+  const lock = path.join(root, 'package-lock.json');
+  const installed = path.join(root, 'node_modules', '.package-lock.json');
+  const stale = !fs.existsSync(installed) ||
+    (fs.existsSync(lock) && fs.statSync(lock).mtimeMs > fs.statSync(installed).mtimeMs);
+  if (!stale) return;
+  const cmd = fs.existsSync(lock) ? 'ci' : 'install';
+  log(`installing npm packages (npm ${cmd}) ...`);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  execFileSync(npm, [cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+}
+
+const browserNames = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'];
+
+/** The first Chromium-family browser on PATH, or undefined. */
+export function findBrowser() {
+  for (const name of browserNames) {
+    const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+    if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
+  }
+  return undefined;
+}
+
+export const installAdvice =
+  'no browser found: install Chrome, Edge, Chromium or Brave.\n' +
+  '  Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y chromium\n' +
+  '  macOS:         brew install --cask google-chrome\n' +
+  '  Windows:       winget install Google.Chrome';
+
+/** On Debian as root, installs Debian's chromium; elsewhere says how. Returns the browser's path or undefined. */
+export function ensureBrowser({ install = false, log = console.log } = {}) {
+  const found = findBrowser();
+  if (found || !install) return found;
+  const debianRoot = process.platform === 'linux' && process.getuid?.() === 0 && fs.existsSync('/usr/bin/apt-get');
+  if (!debianRoot) return undefined;
+  log('no browser found; installing Debian\'s chromium (apt-get install -y chromium) ...');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const r = update.status === 0 && spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  return r && r.status === 0 ? findBrowser() : undefined;
+}
