@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -54,7 +55,6 @@ func (f ResolverFunc) Backend(ctx context.Context) (Backend, error) { return f(c
 type Config struct {
 	Port     int          // 0 picks a free port
 	Resolver Resolver     // the backend, resolved per connection
-	Control  http.Handler // served under /coordinator/ (the control API); nil: 404
 	Logger   *slog.Logger // nil: slog.Default()
 }
 
@@ -70,9 +70,16 @@ type Proxy struct {
 	srv    *http.Server
 	client *http.Client
 
+	control atomic.Pointer[http.Handler] // served under /coordinator/; nil: 404
+
 	mu      sync.Mutex
 	tunnels map[*tunnel]struct{}
 }
+
+// SetControl serves h under /coordinator/ (the control API). It is set
+// after Listen because the control API sits above the coordinator, which
+// creates the proxy.
+func (p *Proxy) SetControl(h http.Handler) { p.control.Store(&h) }
 
 // Listen binds 127.0.0.1:cfg.Port and starts serving.
 func Listen(cfg Config) (*Proxy, error) {
@@ -173,11 +180,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch path := r.URL.Path; {
 	case strings.HasPrefix(path, "/coordinator/"):
-		if p.cfg.Control == nil {
+		h := p.control.Load()
+		if h == nil {
 			http.NotFound(w, r)
 			return
 		}
-		p.cfg.Control.ServeHTTP(w, r)
+		(*h).ServeHTTP(w, r)
 	case path == "/json" || strings.HasPrefix(path, "/json/"):
 		p.forwardHTTP(w, r)
 	case strings.HasPrefix(path, "/devtools/"):

@@ -32,6 +32,12 @@ Usage:
                                              {ws_endpoint} filled in from this folder's coordinator
   browser-coordinator list-browsers [--json] the installed browsers
   browser-coordinator status [--json]        the coordinators running on this machine
+  browser-coordinator launch|stop|restart [--headless=BOOL] [--browser T]
+                                             act on this folder's coordinator (control API)
+  browser-coordinator install --host claude-code|cursor|vscode [--scope project|user]
+                      [--child playwright|chrome-devtools|none|'CMD ...'] [--dry-run]
+                                             add the coordinator and a wrapped browser MCP to
+                                             that host's MCP config, keeping everything else
   browser-coordinator --version              version, commit, platform
 
 Run 'browser-coordinator COMMAND --help' for a command's flags.
@@ -60,6 +66,10 @@ func Main(args []string) int {
 		return runListBrowsers(rest, os.Stdout)
 	case "status":
 		return runStatus(rest, os.Stdout)
+	case "launch", "stop", "restart":
+		return runControl(cmd, rest, os.Stdout)
+	case "install":
+		return runInstall(rest, os.Stdout)
 	case "version":
 		return runVersion(os.Stdout)
 	case "help":

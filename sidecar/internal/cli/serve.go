@@ -11,6 +11,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/control"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
@@ -110,6 +111,7 @@ func runServe(args []string) int {
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
+	c.Proxy().SetControl(control.Handler(c, c.Token()))
 	defer func() {
 		done := make(chan struct{})
 		go func() { c.Close(); close(done) }()

@@ -8,8 +8,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -133,10 +133,16 @@ type args struct {
 func parseArgs(req mcp.CallToolRequest, allowed ...string) (args, error) {
 	a := args{m: req.GetArguments(), tool: req.Params.Name, names: allowed}
 	if a.m == nil {
-		if raw := req.GetRawArguments(); raw != nil {
-			if _, ok := raw.(map[string]any); !ok {
+		// Absent or null arguments are no arguments; anything else that is
+		// not an object is a mistake.
+		switch raw := req.GetRawArguments().(type) {
+		case nil, map[string]any:
+		case json.RawMessage:
+			if t := strings.TrimSpace(string(raw)); t != "" && t != "null" && !strings.HasPrefix(t, "{") {
 				return a, fmt.Errorf("%s: arguments must be an object", a.tool)
 			}
+		default:
+			return a, fmt.Errorf("%s: arguments must be an object", a.tool)
 		}
 		a.m = map[string]any{}
 	}
@@ -181,25 +187,25 @@ func (a args) boolean(name string) (bool, bool, error) {
 	return b, true, nil
 }
 
+func (a args) optStr(name string) (*string, error) {
+	s, ok, err := a.str(name)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (a args) optBool(name string) (*bool, error) {
+	b, ok, err := a.boolean(name)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// checkURL accepts the URLs a browser tab can open.
-func checkURL(tool, raw string) error {
-	u, err := url.Parse(raw)
-	if err == nil {
-		switch u.Scheme {
-		case "http", "https":
-			if u.Host != "" {
-				return nil
-			}
-		case "file", "about", "data", "chrome", "edge", "brave":
-			return nil
-		}
-	}
-	return fmt.Errorf("%s: url %q is not a URL a browser can open; use an absolute http(s)://, file://, about: or data: URL", tool, raw)
 }
 
 func toolError(err error) *mcp.CallToolResult { return mcp.NewToolResultError(err.Error()) }
@@ -288,52 +294,27 @@ func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	if err != nil {
 		return toolError(err), nil
 	}
-	typeName, hasType, err := a.str("browserType")
-	if err != nil {
+	var r coordinator.LaunchRequest
+	if r.BrowserType, err = a.optStr("browserType"); err != nil {
 		return toolError(err), nil
 	}
-	var typ browsers.Type
-	if hasType {
-		if typ, err = browsers.ParseType(typeName); err != nil {
-			return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", err, h.detectedHint(ctx))), nil
-		}
-	}
-	path, hasPath, err := a.str("browserPath")
-	if err == nil && hasPath && strings.TrimSpace(path) == "" {
-		err = fmt.Errorf("coordinator_launch_browser: browserPath is empty; give an executable's path or leave it out")
-	}
-	if err != nil {
+	if r.BrowserPath, err = a.optStr("browserPath"); err != nil {
 		return toolError(err), nil
 	}
-	headless, hasHeadless, err := a.boolean("headless")
-	if err != nil {
+	if r.URL, err = a.optStr("url"); err != nil {
 		return toolError(err), nil
 	}
-	u, hasURL, err := a.str("url")
-	if err == nil && hasURL {
-		err = checkURL("coordinator_launch_browser", u)
-	}
-	if err != nil {
+	if r.Headless, err = a.optBool("headless"); err != nil {
 		return toolError(err), nil
 	}
-	s, launched, err := h.c.Launch(ctx, func(o *coordinator.Options) {
-		if hasType {
-			o.BrowserType, o.BrowserPath = typ, ""
+	s, err := h.c.LaunchWith(ctx, r)
+	var bad *coordinator.BadRequestError
+	if errors.As(err, &bad) {
+		msg := "coordinator_launch_browser: " + bad.Error()
+		if r.BrowserType != nil {
+			msg += h.detectedHint(ctx)
 		}
-		if hasPath {
-			o.BrowserPath = path
-		}
-		if hasHeadless {
-			o.Headless = headless
-		}
-		if hasURL {
-			o.URL = u
-		}
-	})
-	if err == nil && hasURL && !launched {
-		if _, err = h.c.OpenTab(ctx, u, true); err == nil {
-			s = h.c.Status()
-		}
+		return toolError(errors.New(msg)), nil
 	}
 	return statusResult(s, err), nil
 }
@@ -409,7 +390,9 @@ func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		err = fmt.Errorf("coordinator_open_tab: url is required")
 	}
 	if err == nil {
-		err = checkURL("coordinator_open_tab", u)
+		if err = coordinator.CheckURL(u); err != nil {
+			err = fmt.Errorf("coordinator_open_tab: %w", err)
+		}
 	}
 	if err != nil {
 		return toolError(err), nil

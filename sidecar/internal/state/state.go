@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 )
 
@@ -113,30 +114,7 @@ func Write(path string, f *File) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, append(data, '\n'), 0o600)
-}
-
-// WriteFileAtomic writes data to a temp file beside path and renames it over
-// path, so readers see either the old or the new content, never a mix.
-func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
-	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, append(data, '\n'), 0o600)
 }
 
 // ErrCorrupt marks a state file that is not valid state JSON.

@@ -1,0 +1,292 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/fsnotify/fsnotify"
+)
+
+// bin is the browser-coordinator binary under test, built once.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "bcbin")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "browser-coordinator")
+	out, err := exec.Command("go", "build", "-o", bin, "../../cmd/browser-coordinator").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := testutil.Main(m)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// run runs the binary to completion.
+func run(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{code, out.String(), errOut.String()}
+}
+
+func stateDir(t *testing.T) (string, []string) {
+	t.Helper()
+	d, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d, []string{"BROWSER_COORDINATOR_STATE_DIR=" + d}
+}
+
+// running is a `serve`, as an MCP host starts it.
+type running struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	state state.File
+	path  string
+}
+
+func serve(t *testing.T, dir string, env []string, args ...string) *running {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, append(args, "--browser-path", testutil.BrowserPath(t))...)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, _ := cmd.StdinPipe()
+	cmd.Stdout = io.Discard
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &running{cmd: cmd, stdin: stdin}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	timeout := time.After(10 * time.Second)
+	for s.path == "" {
+		select {
+		case ev := <-w.Events:
+			if state.IsStateFileName(filepath.Base(ev.Name)) {
+				if f, err := state.Read(ev.Name); err == nil && f.PID == cmd.Process.Pid {
+					s.state, s.path = f, ev.Name
+				}
+			}
+		case <-timeout:
+			t.Fatal("serve wrote no state file")
+		}
+	}
+	return s
+}
+
+func (s *running) wait(t *testing.T) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		return 0
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit")
+		return -1
+	}
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		r := run(t, nil, args...)
+		if r.code != 0 || !regexp.MustCompile(`^browser-coordinator \S+ \(commit \S+, \w+/\w+, go[\d.]+\)\n$`).MatchString(r.stdout) {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	_, env := stateDir(t)
+	notExecutable := filepath.Join(t.TempDir(), "chrome")
+	os.WriteFile(notExecutable, []byte("text"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, 1, `unknown command "frobnicate"`},
+		{[]string{"--browser", "firefox"}, 1, "detected here: chromium"},
+		{[]string{"--browser-path", notExecutable}, 1, "--browser-path"},
+		{[]string{"--proxy-port", "70000"}, 1, "between 0 and 65535"},
+		{[]string{"--no-such-flag"}, 1, "flag provided but not defined"},
+		{[]string{"serve", "extra"}, 1, `unexpected argument "extra"`},
+		{[]string{"wrap"}, 1, "no command given"},
+		{[]string{"wrap", "--timeout", "0s", "--", "true"}, 1, "--timeout must be positive"},
+		{[]string{"install"}, 1, "--host is required"},
+		{[]string{"install", "--host", "emacs"}, 1, `unknown host "emacs"`},
+		{[]string{"launch", "--headless=maybe"}, 1, "want true or false"},
+		{[]string{"stop"}, 1, "no browser-coordinator is running"},
+	} {
+		if tc.args[0] == "--browser" {
+			testutil.BrowserPath(t) // the message lists what is installed
+		}
+		r := run(t, env, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+		}
+		if r.stdout != "" && tc.args[0] != "wrap" {
+			t.Errorf("%v: wrote to stdout: %q", tc.args, r.stdout)
+		}
+	}
+}
+
+func TestTakenProxyPortExits3(t *testing.T) {
+	_, env := stateDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	r := run(t, env, "--proxy-port", fmt.Sprint(port), "--browser-path", testutil.BrowserPath(t))
+	if r.code != 3 || !strings.Contains(r.stderr, "already in use") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestServeExitsCleanlyOnStdinEOFAndSIGTERM(t *testing.T) {
+	dir, env := stateDir(t)
+	t.Run("stdin EOF", func(t *testing.T) {
+		s := serve(t, dir, env)
+		s.stdin.Close()
+		if code := s.wait(t); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if _, err := os.Stat(s.path); !os.IsNotExist(err) {
+			t.Fatal("state file left")
+		}
+	})
+	t.Run("SIGTERM with a browser running", func(t *testing.T) {
+		s := serve(t, dir, env)
+		r := run(t, env, "launch", "--json")
+		var st struct {
+			State   string `json:"state"`
+			Browser struct {
+				PID int `json:"pid"`
+			} `json:"browser"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &st); r.code != 0 || err != nil || st.State != "running" {
+			t.Fatalf("launch through the control API: %+v %v", r, err)
+		}
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		if code := s.wait(t); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if proc.Alive(st.Browser.PID) {
+			t.Fatal("browser survived SIGTERM of its coordinator")
+		}
+		if _, err := os.Stat(s.path); !os.IsNotExist(err) {
+			t.Fatal("state file left")
+		}
+	})
+}
+
+func TestStatusAndControlCommands(t *testing.T) {
+	dir, env := stateDir(t)
+	s := serve(t, dir, env)
+	defer s.stdin.Close()
+	r := run(t, env, "status", "--json")
+	var files []state.File
+	if err := json.Unmarshal([]byte(r.stdout), &files); err != nil || len(files) != 1 || files[0].PID != s.cmd.Process.Pid {
+		t.Fatalf("status --json: %+v %v", r, err)
+	}
+	if files[0].ControlToken != "" {
+		t.Fatal("status shows the control token")
+	}
+	if r := run(t, env, "status"); !strings.Contains(r.stdout, s.state.CDPEndpoint) {
+		t.Fatalf("status: %+v", r)
+	}
+	if r := run(t, env, "restart"); r.code != 0 || !strings.Contains(r.stdout, "Browser: running") {
+		t.Fatalf("restart: %+v", r)
+	}
+	if r := run(t, env, "stop"); r.code != 0 || !strings.Contains(r.stdout, "Browser: stopped") {
+		t.Fatalf("stop: %+v", r)
+	}
+	if r := run(t, env, "launch", "--browser", "firefox"); r.code != 1 || !strings.Contains(r.stderr, "unknown browser type") {
+		t.Fatalf("launch --browser firefox: %+v", r)
+	}
+}
+
+func TestWrapRunsTheChildWithTheEndpoint(t *testing.T) {
+	dir, env := stateDir(t)
+	s := serve(t, dir, env)
+	defer s.stdin.Close()
+	r := run(t, env, "wrap", "--", "sh", "-c", `echo "$1 $2 $3"; exit 7`, "sh", "{cdp_endpoint}", "--port={cdp_port}", "{ws_endpoint}")
+	want := fmt.Sprintf("%s --port=%d %s\n", s.state.CDPEndpoint, s.state.ProxyPort, s.state.WSEndpoint)
+	if r.code != 7 || r.stdout != want {
+		t.Fatalf("wrap: %+v; want exit 7 and %q", r, want)
+	}
+	if r := run(t, env, "wrap", "--", "/no/such/command"); r.code != 127 || !strings.Contains(r.stderr, "no/such/command") {
+		t.Fatalf("wrap of a missing command: %+v", r)
+	}
+}
+
+func TestInstallCommand(t *testing.T) {
+	ws := t.TempDir()
+	r := run(t, nil, "install", "--host", "claude-code", "--workspace", ws, "--child", "chrome-devtools", "--sidecar", "/opt/bc")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+filepath.Join(ws, ".mcp.json")) {
+		t.Fatalf("%+v", r)
+	}
+	data, _ := os.ReadFile(filepath.Join(ws, ".mcp.json"))
+	if !strings.Contains(string(data), `"chrome-devtools-mcp@latest"`) || !strings.Contains(string(data), `"command": "/opt/bc"`) {
+		t.Fatalf("written:\n%s", data)
+	}
+	r = run(t, nil, "install", "--host", "vscode", "--workspace", ws, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, `"type": "stdio"`) {
+		t.Fatalf("dry run: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".vscode")); !os.IsNotExist(err) {
+		t.Fatal("dry run wrote")
+	}
+	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte("{\n  \"mcpServers\": {,}\n}"), 0o644)
+	r = run(t, nil, "install", "--host", "claude-code", "--workspace", ws)
+	if r.code != 1 || !strings.Contains(r.stderr, "line 2, column") || !strings.Contains(r.stderr, "nothing was written") {
+		t.Fatalf("broken file: %+v", r)
+	}
+}
