@@ -13,12 +13,14 @@ const pages = {
 <p id="out">Not clicked yet</p>
 <script>window.clicks = 0</script>`),
   '/second': page('Second page', '<h1>Second page</h1><p>Reached through the same CDP endpoint.</p>'),
-  // Tall and colourful: a screenshot of it is large, for throughput benchmarks.
-  '/big': page('Big page', `<div id="big"></div><script>
-const c = document.createElement('canvas'); c.width = 2000; c.height = 6000;
-const g = c.getContext('2d');
-for (let i = 0; i < 60000; i++) { g.fillStyle = 'hsl(' + (i * 37 % 360) + ',80%,' + (30 + i % 40) + '%)'; g.fillRect((i * 97) % 2000, (i * 53) % 6000, 17, 13); }
-document.getElementById('big').appendChild(c);</script>`),
+  // Random pixels do not compress: a screenshot of this page is large (about
+  // 3 bytes a pixel), for throughput benchmarks.
+  '/noise': page('Noise', `<style>body{margin:0}</style><canvas id="c" width="1600" height="2400"></canvas><script>
+const c = document.getElementById('c'), g = c.getContext('2d'), img = g.createImageData(c.width, c.height);
+const px = new Uint32Array(img.data.buffer);
+let x = 2463534242;
+for (let i = 0; i < px.length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; px[i] = x | 0xff000000; }
+g.putImageData(img, 0, 0);</script>`),
 };
 
 /** Starts the server on 127.0.0.1 with a free port; resolves to { url, close }. */

@@ -252,7 +252,7 @@ func (c *Coordinator) startFlightLocked() *flight {
 	opts := c.opts
 	go func() {
 		c.publishQuietly()
-		b, pg, exe, err := c.launch(opts)
+		b, exe, err := c.launch(opts)
 		c.mu.Lock()
 		if c.flight == f {
 			c.flight = nil
@@ -264,7 +264,9 @@ func (c *Coordinator) startFlightLocked() *flight {
 			_ = b.Stop(context.Background())
 			c.mu.Lock()
 		case err == nil:
-			c.browser, c.pages, c.exe, c.launched, c.state, c.lastErr = b, pg, exe, opts, Running, nil
+			c.browser, c.exe, c.launched, c.state, c.lastErr = b, exe, opts, Running, nil
+			c.pages = newPages(c.publishSoon)
+			go c.pages.connect(c.ctx, "ws://"+b.Addr()+b.WSPath)
 			go c.watch(b)
 		default:
 			// Nothing changed but the reason: the next need tries again.
@@ -278,13 +280,13 @@ func (c *Coordinator) startFlightLocked() *flight {
 	return f
 }
 
-// launch resolves the executable, starts it, and follows its pages.
-func (c *Coordinator) launch(o Options) (*launcher.Browser, *pages, browsers.Browser, error) {
+// launch resolves the executable and starts it.
+func (c *Coordinator) launch(o Options) (*launcher.Browser, browsers.Browser, error) {
+	start := time.Now()
 	exe, err := c.resolve(o)
 	if err != nil {
-		return nil, nil, exe, err
+		return nil, exe, err
 	}
-	start := time.Now()
 	b, err := launcher.Launch(c.ctx, launcher.Options{
 		Path:          exe.Path,
 		Headless:      o.Headless,
@@ -296,17 +298,11 @@ func (c *Coordinator) launch(o Options) (*launcher.Browser, *pages, browsers.Bro
 		Logger:        c.log,
 	})
 	if err != nil {
-		return nil, nil, exe, err
+		return nil, exe, err
 	}
 	exe.Version = productVersion(b.Product)
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	defer cancel()
-	pg, err := followPages(ctx, "ws://"+b.Addr()+b.WSPath, c.publishSoon)
-	if err != nil {
-		c.log.Warn("cannot follow the browser's pages; tab tools and currentUrl are off", "err", err)
-	}
 	c.log.Info("browser running", "type", exe.Type, "version", exe.Version, "pid", b.PID, "took", time.Since(start).Round(time.Millisecond))
-	return b, pg, exe, nil
+	return b, exe, nil
 }
 
 // productVersion turns "HeadlessChrome/156.0.8078.79" into "156.0.8078.79".

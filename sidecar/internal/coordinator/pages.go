@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
@@ -24,33 +25,68 @@ type Tab struct {
 	Front bool   `json:"front"`
 }
 
-// pages follows the page targets of one browser.
+// pages follows the page targets of one browser. It connects in the
+// background: a launch is ready when the browser answers, and connecting
+// plus Target.setDiscoverTargets costs Chromium tens of milliseconds while it
+// is still starting up; the tab tools wait for it.
 type pages struct {
-	conn     *cdp.Conn
 	onChange func() // the front page's URL changed
+	ready    chan struct{}
+	conn     *cdp.Conn // set before ready is closed
+	err      error     // set before ready is closed
 
-	mu    sync.Mutex
-	tabs  map[string]Tab
-	order []string // page ids, most recently active last
+	mu     sync.Mutex
+	closed bool
+	tabs   map[string]Tab
+	order  []string // page ids, most recently active last
 }
 
-// followPages connects to a browser's WebSocket endpoint and starts
-// following its pages. It ends when the browser goes.
-func followPages(ctx context.Context, wsURL string, onChange func()) (*pages, error) {
-	p := &pages{tabs: make(map[string]Tab), onChange: onChange}
+func newPages(onChange func()) *pages {
+	return &pages{onChange: onChange, ready: make(chan struct{}), tabs: make(map[string]Tab)}
+}
+
+// connect follows the pages of the browser at wsURL until close.
+func (p *pages) connect(ctx context.Context, wsURL string) {
+	defer close(p.ready)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	conn, err := cdp.Dial(ctx, wsURL, p.onEvent)
+	if err == nil {
+		_, err = conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err == nil && p.closed {
+		err = errors.New("the browser stopped")
+	}
 	if err != nil {
-		return nil, err
+		if conn != nil {
+			conn.Close()
+		}
+		p.err = fmt.Errorf("cannot follow the browser's tabs: %w", err)
+		return
 	}
 	p.conn = conn
-	if _, err := conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
-		conn.Close()
-		return nil, err
-	}
-	return p, nil
 }
 
-func (p *pages) close() { p.conn.Close() }
+// wait returns once the follower is connected, or why it is not.
+func (p *pages) wait(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *pages) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	if p.conn != nil {
+		p.conn.Close()
+	}
+}
 
 type targetInfo struct {
 	TargetID string `json:"targetId"`
@@ -116,17 +152,21 @@ func (p *pages) frontURL() string {
 // ErrNoTab is returned for a tab id that is not an open page.
 var ErrNoTab = errors.New("no such tab")
 
-// withPages ensures a browser runs and returns its page follower.
+// withPages ensures a browser runs and returns its connected page follower.
 func (c *Coordinator) withPages(ctx context.Context) (*pages, error) {
 	if _, err := c.ensure(ctx); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pages == nil {
-		return nil, errors.New("the browser's tabs cannot be reached (its CDP connection failed); restart the browser")
+	p := c.pages
+	c.mu.Unlock()
+	if p == nil {
+		return nil, errors.New("the browser stopped; try again")
 	}
-	return c.pages, nil
+	if err := p.wait(ctx); err != nil {
+		return nil, fmt.Errorf("%w; restart the browser", err)
+	}
+	return p, nil
 }
 
 // Tabs lists the open pages, the one in front marked.

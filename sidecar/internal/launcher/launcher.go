@@ -224,6 +224,7 @@ func (b *Browser) start(ctx context.Context) error {
 		return fmt.Errorf("start %s: %w", b.Argv[0], err)
 	}
 	b.PID = cmd.Process.Pid
+	spawned := time.Now()
 	b.log.Debug("browser spawned", "pid", b.PID, "argv", strings.Join(b.Argv, " "))
 
 	listening := make(chan endpoint, 1)
@@ -243,6 +244,7 @@ func (b *Browser) start(ctx context.Context) error {
 		return b.failed(ctx.Err())
 	}
 	b.Port, b.WSPath = ep.port, ep.path
+	b.log.Debug("browser announced its port", "after", time.Since(spawned))
 
 	product, err := b.waitVersion(ctx, timer.C)
 	if err != nil {

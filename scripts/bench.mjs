@@ -1,0 +1,240 @@
+// npm run bench: performance figures, each measured side by side with the
+// same work done directly in the same run, printed as ratios against goals.
+//
+//   MCP start → tools/list   the coordinator vs Playwright MCP          (goal ≥ 20× faster)
+//   idle RSS                 the coordinator vs Playwright MCP          (goal ≤ 20 MB)
+//   CDP round trip           Runtime.evaluate, proxy vs straight        (goal ≤ 1.05×)
+//   Playwright MCP call      browser_evaluate, proxy vs straight        (context for the above)
+//   screenshot throughput    Page.captureScreenshot, proxy vs straight  (goal ≥ 0.95×)
+//   bulk transfer            a 64 MiB CDP answer, proxy vs straight     (goal ≥ 0.95×)
+//   wrap wake-up             state file written → child started        (goal ≤ 20 ms)
+//   lazy launch              first CDP request → answered, vs Chromium's own spawn → ready (goal ≤ +10%)
+//
+// BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
+import { buildSidecar, requireGo } from './lib/build.mjs';
+import { binaryPath, childMCPs } from './lib/paths.mjs';
+
+ensureNpmDeps();
+requireGo();
+buildSidecar();
+const browser = findBrowser();
+if (!browser) {
+  console.error(installAdvice);
+  process.exit(1);
+}
+const { default: WebSocket } = await import('ws');
+const { connect, startCoordinator, call } = await import('./lib/mcp.mjs');
+const { startPageServer } = await import('./lib/pageserver.mjs');
+
+const quick = !!process.env.BENCH_QUICK;
+const reps = (full, fast) => (quick ? fast : full);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-bench-'));
+const pages = await startPageServer();
+const rows = [];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ms = (x) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
+const progress = (m) => process.stderr.write(`${m}\n`);
+const row = (metric, direct, coordinator, ratio, goal, met) => rows.push({ metric, direct, coordinator, ratio, goal, met });
+
+function rssMB(pid) {
+  return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+}
+
+/** Spawns an MCP server and times spawn → initialize → tools/list answered, with a minimal JSON-RPC client. */
+async function startToToolsList(cmd, args, env = {}) {
+  const t = performance.now();
+  const p = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'], cwd: work, env: { ...process.env, ...env } });
+  let buf = '';
+  const answered = (id) => new Promise((resolve, reject) => {
+    const check = () => {
+      for (const line of buf.split('\n')) {
+        if (line.startsWith('{') && JSON.parse(line).id === id) return resolve();
+      }
+    };
+    p.stdout.on('data', (d) => { buf += d; check(); });
+    p.once('exit', () => reject(new Error(`${cmd} exited`)));
+  });
+  const send = (m) => p.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
+  await answered(1);
+  send({ method: 'notifications/initialized' });
+  send({ id: 2, method: 'tools/list' });
+  await answered(2);
+  const took = performance.now() - t;
+  await new Promise((r) => setTimeout(r, 300)); // idle
+  const rss = rssMB(p.pid);
+  p.stdin.end();
+  p.kill();
+  await new Promise((r) => p.once('exit', r));
+  return { took, rss };
+}
+
+/** A minimal CDP client on one WebSocket. */
+function cdp(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 30 });
+    let id = 0;
+    const waiting = new Map();
+    ws.on('message', (data) => {
+      const m = JSON.parse(data);
+      waiting.get(m.id)?.(m);
+      waiting.delete(m.id);
+    });
+    ws.once('open', () => resolve({
+      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
+      close: () => ws.close(),
+    }));
+    ws.once('error', reject);
+  });
+}
+
+/** Times fn on a and b in alternation (so both see the same machine) and returns the two medians. */
+async function alternate(n, a, b) {
+  const ta = [], tb = [];
+  for (let i = 0; i < n; i++) {
+    for (const [fn, out] of i % 2 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]]) {
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+  }
+  return [median(ta), median(tb)];
+}
+
+try {
+  progress('MCP start → tools/list, idle memory ...');
+  const coordRuns = [], pwRuns = [];
+  for (let i = 0; i < reps(10, 3); i++) {
+    coordRuns.push(await startToToolsList(binaryPath(), [], { BROWSER_COORDINATOR_STATE_DIR: path.join(work, 'start') }));
+    pwRuns.push(await startToToolsList(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', 'http://127.0.0.1:9']));
+  }
+  const cs = median(coordRuns.map((r) => r.took)), ps = median(pwRuns.map((r) => r.took));
+  const cr = median(coordRuns.map((r) => r.rss)), pr = median(pwRuns.map((r) => r.rss));
+  row('MCP start → tools/list', `Playwright MCP ${ms(ps)}`, ms(cs), `${(ps / cs).toFixed(1)}× faster`, '≥ 20× faster', ps / cs >= 20);
+  row('idle RSS', `Playwright MCP ${pr.toFixed(0)} MB`, `${cr.toFixed(1)} MB`, `${(pr / cr).toFixed(1)}× less`, '≤ 20 MB', cr <= 20);
+
+  // One coordinator with a running browser for the CDP figures; "straight"
+  // is the same browser's own port, from its DevToolsActivePort.
+  const stateDir = path.join(work, 'cdp');
+  const coord = await startCoordinator({ stateDir, cwd: work });
+  const st = (await call(coord.client, 'coordinator_launch_browser', { url: `${pages.url}/noise` })).structuredContent;
+  const profiles = path.join(stateDir, 'profiles');
+  const profile = path.join(profiles, fs.readdirSync(profiles)[0]);
+  const straight = `http://127.0.0.1:${fs.readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}`;
+  const pageURL = async (base) => (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise')).webSocketDebuggerUrl;
+  const viaProxy = await cdp(await pageURL(st.cdpEndpoint));
+  const direct = await cdp(await pageURL(straight));
+
+  progress('CDP round trips ...');
+  const evaluate = (c) => () => c.call('Runtime.evaluate', { expression: '1+1' });
+  await alternate(200, evaluate(direct), evaluate(viaProxy)); // warm up
+  const [rd, rp] = await alternate(reps(3000, 300), evaluate(direct), evaluate(viaProxy));
+  row('CDP round trip (Runtime.evaluate, median)', ms(rd), ms(rp), `${(rp / rd).toFixed(3)}× (+${((rp - rd) * 1000).toFixed(0)} µs)`, '≤ 1.05×', rp / rd <= 1.05);
+
+  progress('Playwright MCP tool calls ...');
+  const pwDirect = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', straight], { cwd: work });
+  const pwProxy = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', st.cdpEndpoint], { cwd: work });
+  const pwEval = (c) => () => call(c.client, 'browser_evaluate', { function: '() => 1 + 1' });
+  await alternate(10, pwEval(pwDirect), pwEval(pwProxy));
+  const [ed, ep] = await alternate(reps(300, 30), pwEval(pwDirect), pwEval(pwProxy));
+  row('Playwright MCP browser_evaluate (median)', ms(ed), ms(ep), `${(ep / ed).toFixed(3)}×`, '(context)', true);
+  await pwDirect.close();
+  await pwProxy.close();
+
+  progress('screenshot throughput ...');
+  let shotBytes = 0;
+  const shot = (c) => async () => {
+    const r = await c.call('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width: 1600, height: 2400, scale: 1 } });
+    shotBytes = r.result.data.length;
+  };
+  await shot(direct)(); await shot(viaProxy)();
+  const [sd, sp] = await alternate(reps(12, 3), shot(direct), shot(viaProxy));
+  const mbps = (t) => (shotBytes / 1e6) / (t / 1000);
+  row(`screenshot throughput (${(shotBytes / 1e6).toFixed(1)} MB frames)`, `${mbps(sd).toFixed(0)} MB/s`, `${mbps(sp).toFixed(0)} MB/s`, `${(mbps(sp) / mbps(sd)).toFixed(3)}×`, '≥ 0.95×', mbps(sp) / mbps(sd) >= 0.95);
+
+  progress('bulk transfer ...');
+  const size = 64 << 20;
+  await direct.call('Runtime.evaluate', { expression: `window.big = 'x'.repeat(${size}); 0` });
+  const bulk = (c) => () => c.call('Runtime.evaluate', { expression: 'window.big', returnByValue: true });
+  await bulk(direct)(); await bulk(viaProxy)();
+  const [bd, bp] = await alternate(reps(10, 3), bulk(direct), bulk(viaProxy));
+  const rate = (t) => (size / 1e6) / (t / 1000);
+  row('bulk transfer (64 MiB answers)', `${rate(bd).toFixed(0)} MB/s`, `${rate(bp).toFixed(0)} MB/s`, `${(rate(bp) / rate(bd)).toFixed(3)}×`, '≥ 0.95×', rate(bp) / rate(bd) >= 0.95);
+  viaProxy.close();
+  direct.close();
+
+  progress('wrap wake-up ...');
+  const stateFile = JSON.parse(fs.readFileSync(st.stateFile, 'utf8'));
+  const wakes = [];
+  for (let i = 0; i < reps(10, 3); i++) {
+    const dir = path.join(work, `wrap-${i}`);
+    fs.mkdirSync(dir);
+    const child = spawn(binaryPath(), ['wrap', '--', 'date', '+%s%N'], { cwd: work, env: { ...process.env, BROWSER_COORDINATOR_STATE_DIR: dir } });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    await new Promise((r) => setTimeout(r, 300)); // wrap is watching by now
+    const tmp = path.join(dir, '.x.json.tmp');
+    fs.writeFileSync(tmp, JSON.stringify({ ...stateFile, workspace: work }));
+    fs.renameSync(tmp, path.join(dir, 'x.json'));
+    const written = BigInt(Date.now()) * 1000000n + BigInt(Math.round((performance.now() % 1) * 1e6));
+    await new Promise((r) => child.once('exit', r));
+    wakes.push(Number(BigInt(out.trim()) - written) / 1e6);
+  }
+  const wk = median(wakes);
+  row('wrap wake-up after the state file appears', '-', ms(wk), '-', '≤ 20 ms', wk <= 20);
+
+  // The direct launch uses exactly the coordinator's command line.
+  const argv = fs.readFileSync(`/proc/${st.browser.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const ours = argv.slice(argv.indexOf('--remote-debugging-port=0'));
+  await coord.close();
+
+  progress('lazy launch ...');
+  const own = [], lazy = [];
+  for (let i = 0; i < reps(7, 3); i++) {
+    own.push(await spawnToReady(browser, ours, path.join(work, `p${i}`)));
+    const c = await startCoordinator({ stateDir: path.join(work, `lazy-${i}`), cwd: work });
+    const endpoint = (await call(c.client, 'coordinator_status')).structuredContent.cdpEndpoint;
+    const t = performance.now();
+    await (await fetch(`${endpoint}/json/version`)).json();
+    lazy.push(performance.now() - t);
+    await c.close();
+  }
+  const o = median(own), l = median(lazy);
+  row('lazy launch: first CDP request → answered', `Chromium spawn → ready ${ms(o)}`, ms(l), `${l >= o ? '+' : ''}${(((l / o) - 1) * 100).toFixed(1)}%`, '≤ +10%', l / o <= 1.10);
+} finally {
+  await pages.close();
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+// Chromium with the coordinator's own flags (a fresh profile), timed from
+// spawn to /json/version answering: what the launcher waits for.
+async function spawnToReady(exe, args, profile) {
+  fs.mkdirSync(path.join(profile, 't'), { recursive: true });
+  args = args.map((a) => (a.startsWith('--user-data-dir=') ? `--user-data-dir=${profile}` : a));
+  const t = performance.now();
+  const p = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(profile, 't') } });
+  const port = await new Promise((resolve, reject) => {
+    let err = '';
+    p.stderr.on('data', (d) => {
+      err += d;
+      const m = err.match(/DevTools listening on ws:\/\/[^:]+:(\d+)\//);
+      if (m) resolve(Number(m[1]));
+    });
+    p.once('exit', () => reject(new Error(`chromium exited: ${err}`)));
+  });
+  await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
+  const took = performance.now() - t;
+  p.kill('SIGKILL');
+  await new Promise((r) => p.once('exit', r));
+  return took;
+}
+
+console.log(`\n${quick ? '(BENCH_QUICK: fewer iterations)\n' : ''}`);
+console.log('| metric | direct | through the coordinator | ratio | goal | met |');
+console.log('|---|---|---|---|---|---|');
+for (const r of rows) console.log(`| ${r.metric} | ${r.direct} | ${r.coordinator} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'NO'} |`);
