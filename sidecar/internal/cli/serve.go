@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -27,11 +28,41 @@ type serveFlags struct {
 	proxyPort   int
 	noVSCode    bool
 	stateDir    string
+	cdpEndpoint string     // attach mode
+	cdpHeaders  headerList // attach mode
+	mcp         []string   // single-entry mode: the child MCP's command line
+	transport   string     // stdio or http
+	listen      string     // with --transport http
+	token       string     // with --transport http
+}
+
+// headerList collects repeated --cdp-header 'Name: value' flags.
+type headerList []string
+
+func (h *headerList) String() string     { return fmt.Sprint([]string(*h)) }
+func (h *headerList) Set(v string) error { *h = append(*h, v); return nil }
+
+// splitMCP separates the child command of single-entry mode: everything
+// after --mcp belongs to the child, flags included.
+func splitMCP(args []string) (own, child []string, ok bool) {
+	for i, a := range args {
+		if a == "--mcp" || a == "-mcp" {
+			return args[:i], args[i+1:], true
+		}
+	}
+	return args, nil, false
 }
 
 func parseServe(args []string) (serveFlags, int, bool) {
 	var f serveFlags
-	fs := newFlagSet("serve", "[serve] [flags]")
+	own, child, hasMCP := splitMCP(args)
+	if hasMCP && len(child) == 0 {
+		fmt.Fprintln(os.Stderr, "browser-coordinator: --mcp needs the child MCP's command, e.g. --mcp npx @playwright/mcp@latest")
+		return f, exitError, false
+	}
+	f.mcp = child
+	args = own
+	fs := newFlagSet("serve", "[serve] [flags] [--mcp CMD ARGS...]")
 	fs.StringVar(&f.browser, "browser", "", "preferred browser: chrome, edge, chromium, brave, chrome-for-testing, vivaldi (default: first found)")
 	fs.StringVar(&f.browserPath, "browser-path", "", "browser executable to use; overrides detection")
 	fs.BoolVar(&f.noHeadless, "no-headless", false, "show a browser window (default: headless)")
@@ -39,6 +70,11 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.IntVar(&f.proxyPort, "proxy-port", 0, "the stable CDP proxy port (default: a free loopback port)")
 	fs.BoolVar(&f.noVSCode, "no-vscode", false, "skip VS Code detection (always launch a browser)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live (default $TMPDIR/browser-coordinator, or $BROWSER_COORDINATOR_STATE_DIR)")
+	fs.StringVar(&f.cdpEndpoint, "cdp-endpoint", "", "attach mode: proxy this existing browser (http(s):// or ws(s)://); never launch one")
+	fs.Var(&f.cdpHeaders, "cdp-header", "attach mode: a header for the CDP endpoint, 'Name: value' (repeatable)")
+	fs.StringVar(&f.transport, "transport", "stdio", "MCP transport: stdio, or http (streamable HTTP at /mcp and SSE at /sse)")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8931", "with --transport http: the address to listen on")
+	fs.StringVar(&f.token, "token", "", "with --transport http: require this bearer token (default $BROWSER_COORDINATOR_TOKEN)")
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "browser-coordinator: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -57,6 +93,9 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 	}
 	if f.proxyPort < 0 || f.proxyPort > 65535 {
 		return o, fmt.Errorf("--proxy-port must be between 0 and 65535, got %d", f.proxyPort)
+	}
+	if f.transport != "stdio" && f.transport != "http" {
+		return o, fmt.Errorf("--transport must be stdio or http, got %q", f.transport)
 	}
 	if f.browser != "" {
 		t, err := browsers.ParseType(f.browser)
@@ -122,16 +161,32 @@ func runServe(args []string) int {
 		}
 	}()
 
+	srv := mcpserver.New(c)
+	if len(f.mcp) > 0 {
+		child, err := startSingleEntry(ctx, srv, c, f.mcp, log)
+		if err != nil {
+			return fail(os.Stderr, "%v", err)
+		}
+		defer child.Close()
+	}
+	if f.transport == "http" {
+		return serveHTTP(ctx, srv, f, log)
+	}
+	serveStdio(ctx, srv, log)
+	return exitOK
+}
+
+// serveStdio serves MCP on stdin/stdout until stdin closes or ctx ends.
+func serveStdio(ctx context.Context, srv *server.MCPServer, log *slog.Logger) {
 	// Tool calls run on a worker pool: a long browser call (a slow page)
 	// must not hold up a status call.
-	stdio := server.NewStdioServer(mcpserver.New(c))
+	stdio := server.NewStdioServer(srv)
 	stdio.SetErrorLogger(newStdLogger(log))
 	server.WithWorkerPoolSize(16)(stdio)
 	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("MCP stream ended", "err", err)
 	}
 	log.Info("shutting down", "reason", shutdownReason(ctx))
-	return exitOK
 }
 
 func shutdownReason(ctx context.Context) string {
