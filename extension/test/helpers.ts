@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
+import type { CoordinatorState } from '../src/stateFile';
 
 /** The repository root (tests run from out/test/). */
 export const root = path.resolve(__dirname, '..', '..');
@@ -120,4 +121,23 @@ export function script(file: string, body: string, mode = 0o755): string {
   fs.writeFileSync(file, `#!/bin/sh\n${body}\n`, { mode });
   fs.chmodSync(file, mode);
   return file;
+}
+
+/** A state file's content as the sidecar writes it, for this process (alive) unless pid is given. */
+export function coordinatorState(over: Partial<CoordinatorState> = {}): CoordinatorState {
+  return {
+    pid: process.pid,
+    proxyPort: 41000,
+    cdpEndpoint: 'http://127.0.0.1:41000',
+    wsEndpoint: 'ws://127.0.0.1:41000/devtools/browser',
+    backend: 'tier1',
+    browser: null,
+    state: 'idle',
+    currentUrl: '',
+    workspace: '/ws',
+    controlToken: 'token',
+    startedAt: new Date().toISOString(),
+    version: '0.1.0',
+    ...over,
+  };
 }

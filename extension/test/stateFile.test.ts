@@ -5,25 +5,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CoordinatorState, Entry, pick, readState, scan, stateDir, StateWatcher, isStateFileName } from '../src/stateFile';
 import { MemoryLog } from '../src/log';
-import { tempDir, waitFor } from './helpers';
+import { coordinatorState, tempDir, waitFor } from './helpers';
 
-function state(over: Partial<CoordinatorState> = {}): CoordinatorState {
-  return {
-    pid: process.pid,
-    proxyPort: 41000,
-    cdpEndpoint: 'http://127.0.0.1:41000',
-    wsEndpoint: 'ws://127.0.0.1:41000/devtools/browser',
-    backend: 'tier1',
-    browser: null,
-    state: 'idle',
-    currentUrl: '',
-    workspace: '/nowhere',
-    controlToken: 'token',
-    startedAt: new Date().toISOString(),
-    version: '0.1.0',
-    ...over,
-  };
-}
+const state = (over: Partial<CoordinatorState> = {}) => coordinatorState({ workspace: '/nowhere', ...over });
 
 /** Writes like the sidecar: a hidden temp file beside it, then rename. */
 function writeAtomic(file: string, s: CoordinatorState): void {

@@ -2,21 +2,9 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { actionItems, statusView, tierOf } from '../src/statusBar';
 import type { CoordinatorState } from '../src/stateFile';
+import { coordinatorState } from './helpers';
 
-const base: CoordinatorState = {
-  pid: 10,
-  proxyPort: 41000,
-  cdpEndpoint: 'http://127.0.0.1:41000',
-  wsEndpoint: 'ws://127.0.0.1:41000/devtools/browser',
-  backend: 'tier1',
-  browser: null,
-  state: 'idle',
-  currentUrl: '',
-  workspace: '/ws',
-  controlToken: 't',
-  startedAt: '2026-01-01T00:00:00Z',
-  version: '0.1.0',
-};
+const base: CoordinatorState = coordinatorState({ pid: 10, controlToken: 't', startedAt: '2026-01-01T00:00:00Z' });
 const off = { enabled: false };
 
 test('no coordinator: external (or native when the port is live), off', () => {
