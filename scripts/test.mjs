@@ -2,13 +2,17 @@
 // missing (Go fetches its modules itself), builds the sidecar, then runs
 // vet, the cross-builds of all six targets, the Go tests (-race, against a
 // real Chromium) and the end-to-end tests (real child MCPs, the official
-// MCP SDK as client). Under CI a missing browser fails instead of skipping.
+// MCP SDK as client), then the VS Code extension: compile, unit tests in
+// plain Node, the linux-x64 VSIX, and that VSIX in a real VS Code
+// (code-server, installed once into ~/.cache/browser-coordinator).
+// Under CI a missing browser fails instead of skipping.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib/paths.mjs';
 import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
+import { compileExtension, packVsix } from './lib/vsix.mjs';
 
 const started = Date.now();
 const failures = [];
@@ -57,6 +61,22 @@ if (built && (browser || process.env.CI)) {
   const e2e = fs.readdirSync(path.join(root, 'scripts', 'e2e')).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join('scripts', 'e2e', f));
   step('end-to-end (MCP SDK client, real child MCPs, real browser)', () =>
     run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...e2e]));
+}
+
+// ---- the VS Code extension ----
+const compiled = step('compile the extension (tsc)', () => { compileExtension({ log: console.log }); });
+if (compiled && built) {
+  const unit = fs.readdirSync(path.join(root, 'out', 'test')).filter((f) => f.endsWith('.test.js')).map((f) => path.join('out', 'test', f));
+  step('extension unit tests (plain node: real files, real Chromium, the built sidecar)', () =>
+    run(process.execPath, ['--test', '--test-reporter=spec', ...unit]));
+}
+const packed = compiled && built && step('package the linux-x64 VSIX (vsce)', () => {
+  const { file, size } = packVsix('linux-x64', { log: console.log });
+  console.log(`${path.relative(root, file)}: ${(size / 1024 / 1024).toFixed(2)} MiB`);
+});
+if (packed) {
+  step('VS Code: the VSIX in code-server, driven from Chromium', () =>
+    run(process.execPath, ['--test', '--test-reporter=spec', path.join('scripts', 'e2e-vscode', 'codeserver.test.mjs')]));
 }
 
 const total = ((Date.now() - started) / 1000).toFixed(0);

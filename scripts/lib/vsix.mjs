@@ -17,9 +17,10 @@ export function vsixTargets(env = process.env) {
   return wanted;
 }
 
-/** tsc -p . : extension/src and extension/test into out/. */
+/** tsc -p . : extension/src and extension/test into a fresh out/ (no leftovers of deleted sources). */
 export function compileExtension({ log = () => {} } = {}) {
   const started = Date.now();
+  fs.rmSync(path.join(root, 'out'), { recursive: true, force: true });
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', root], { cwd: root, stdio: 'inherit' });
   log(`compiled the extension into out/ in ${Date.now() - started} ms`);
 }
