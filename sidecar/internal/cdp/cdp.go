@@ -60,18 +60,27 @@ type Conn struct {
 // Dial connects to a CDP WebSocket URL. onEvent, if not nil, receives every
 // event on the reading goroutine: it must not block.
 func Dial(ctx context.Context, url string, onEvent func(Message)) (*Conn, error) {
-	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
-	ws, resp, err := d.DialContext(ctx, url, http.Header{})
+	return DialWith(ctx, url, nil, onEvent)
+}
+
+// DialWith connects with extra handshake headers (a service's token).
+func DialWith(ctx context.Context, url string, header http.Header, onEvent func(Message)) (*Conn, error) {
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10, Proxy: nil}
+	ws, resp, err := d.DialContext(ctx, url, header.Clone())
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("connect to %s: %w (HTTP %s)", url, err, resp.Status)
 		}
 		return nil, fmt.Errorf("connect to %s: %w", url, err)
 	}
-	ws.SetReadLimit(-1) // screenshots and big evaluations are large
+	return New(ws, onEvent), nil
+}
+
+// New runs a CDP client on an open WebSocket.
+func New(ws *websocket.Conn, onEvent func(Message)) *Conn {
 	c := &Conn{ws: ws, pending: make(map[int64]chan Message), done: make(chan struct{}), onEvent: onEvent}
 	go c.read()
-	return c, nil
+	return c
 }
 
 func (c *Conn) read() {

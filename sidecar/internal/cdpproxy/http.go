@@ -1,9 +1,11 @@
 package cdpproxy
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -22,7 +24,26 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, "http://"+b.Addr+r.URL.RequestURI(), r.Body)
+	if b.Filter != nil {
+		if why := b.Filter.Refusal(r.URL.Path); why != "" {
+			http.Error(w, "browser-coordinator: "+why, http.StatusForbidden)
+			return
+		}
+	}
+	if b.NoHTTP {
+		p.synthesizeJSON(w, r, b)
+		return
+	}
+	scheme := "http://"
+	if b.TLS {
+		scheme = "https://"
+	}
+	path, query := b.target(r.URL.Path, r.URL.RawQuery)
+	uri := scheme + b.Addr + path
+	if query != "" {
+		uri += "?" + query
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, uri, r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -31,6 +52,9 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		if k == "Origin" || k == "Connection" || k == "Keep-Alive" {
 			continue
 		}
+		out.Header[k] = vs
+	}
+	for k, vs := range b.Header {
 		out.Header[k] = vs
 	}
 	out.ContentLength = r.ContentLength
@@ -60,10 +84,28 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("browser-coordinator: bad answer from the browser for %s", r.URL.Path), http.StatusBadGateway)
 		return
 	}
-	body = RewriteURLs(body, b.Addr, p.proxyHost(r))
+	if b.Filter != nil && isList(r.URL.Path) {
+		visible, err := b.Filter.Visible(r.Context())
+		if err != nil {
+			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		body = OnlyTargets(body, visible)
+	}
+	body = RewriteURLs(body, p.proxyHost(r))
+	writeJSON(w, resp.StatusCode, body)
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(resp.StatusCode)
+	w.WriteHeader(code)
 	_, _ = w.Write(body)
+}
+
+func isList(path string) bool {
+	p := strings.TrimSuffix(path, "/")
+	return p == "/json" || p == "/json/list"
 }
 
 // rewritesURLs: the endpoints whose JSON names WebSocket URLs.
@@ -75,24 +117,23 @@ func rewritesURLs(path string) bool {
 	return false
 }
 
-// urlFields are the fields of /json answers that carry the browser's address.
-var urlFields = [...]string{"webSocketDebuggerUrl", "devtoolsFrontendUrl"}
-
-// RewriteURLs replaces the browser's address from with to in the URL fields
-// of a /json answer: one object (/json/version, /json/new) or an array
-// (/json/list). Only those fields change; page URLs and titles that happen to
-// contain the address are left alone. A body that is not JSON is returned as is.
-func RewriteURLs(body []byte, from, to string) []byte {
+// RewriteURLs points the URL fields of a /json answer at the proxy: the
+// webSocketDebuggerUrl's scheme and host become ws://<to> (its query, which
+// may hold a service's token, is dropped: the proxy adds it), and the ws=
+// parameter of a devtoolsFrontendUrl names <to>. The answer is one object
+// (/json/version, /json/new) or an array (/json/list); only those two fields
+// change. A body that is not JSON is returned as is.
+func RewriteURLs(body []byte, to string) []byte {
 	doc := gjson.ParseBytes(body)
 	rewrite := func(prefix string, obj gjson.Result) {
-		for _, f := range urlFields {
-			v := obj.Get(f)
-			if v.Type != gjson.String || !strings.Contains(v.Str, from) {
-				continue
+		if v := obj.Get("webSocketDebuggerUrl"); v.Type == gjson.String {
+			if u, err := url.Parse(v.Str); err == nil && u.Host != "" {
+				u.Scheme, u.Host, u.RawQuery = "ws", to, ""
+				body, _ = sjson.SetBytes(body, prefix+"webSocketDebuggerUrl", u.String())
 			}
-			if nb, err := sjson.SetBytes(body, prefix+f, strings.ReplaceAll(v.Str, from, to)); err == nil {
-				body = nb
-			}
+		}
+		if v := obj.Get("devtoolsFrontendUrl"); v.Type == gjson.String {
+			body, _ = sjson.SetBytes(body, prefix+"devtoolsFrontendUrl", rewriteFrontend(v.Str, to))
 		}
 	}
 	switch {
@@ -109,4 +150,52 @@ func RewriteURLs(body []byte, from, to string) []byte {
 		rewrite("", doc)
 	}
 	return body
+}
+
+// rewriteFrontend points the ws= (or wss=) parameter of a DevTools frontend
+// URL at to, keeping its path.
+func rewriteFrontend(frontend, to string) string {
+	for _, key := range []string{"ws=", "wss="} {
+		i := strings.Index(frontend, key)
+		if i < 0 || (i > 0 && frontend[i-1] != '?' && frontend[i-1] != '&') {
+			continue
+		}
+		start := i + len(key)
+		end := strings.IndexByte(frontend[start:], '&')
+		if end < 0 {
+			end = len(frontend) - start
+		}
+		value := frontend[start : start+end]
+		if slash := strings.IndexByte(value, '/'); slash >= 0 {
+			value = value[slash:]
+		} else {
+			value = ""
+		}
+		return frontend[:i] + "ws=" + to + value + frontend[start+end:]
+	}
+	return frontend
+}
+
+// OnlyTargets keeps the /json/list entries whose id is in ids, each shown as
+// a top-level page (a Tier 2 view may be an iframe of VS Code's window).
+func OnlyTargets(body []byte, ids []string) []byte {
+	keep := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var out []json.RawMessage
+	gjson.ParseBytes(body).ForEach(func(_, item gjson.Result) bool {
+		if keep[item.Get("id").String()] {
+			raw := []byte(item.Raw)
+			raw, _ = sjson.SetBytes(raw, "type", "page")
+			raw, _ = sjson.DeleteBytes(raw, "parentId")
+			out = append(out, raw)
+		}
+		return true
+	})
+	if out == nil {
+		return []byte("[]")
+	}
+	data, _ := json.Marshal(out)
+	return data
 }

@@ -19,6 +19,7 @@ package cdpproxy
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -31,12 +32,36 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
+	"github.com/gorilla/websocket"
 )
 
-// Backend is where traffic goes now.
+// Backend is where traffic goes now: a browser the coordinator launched
+// (a plain local address), VS Code's own CDP port (with a Filter), or an
+// attached endpoint (maybe remote, TLS, with headers, maybe WebSocket-only).
 type Backend struct {
-	Addr   string // the browser's CDP address, "127.0.0.1:PORT"
-	WSPath string // its browser endpoint, "/devtools/browser/<guid>"
+	Addr   string      // host:port to dial; also the Host header the browser gets
+	TLS    bool        // https:// and wss:// (a remote browser service)
+	WSPath string      // the browser endpoint, "/devtools/browser/<guid>", with its query if any
+	Query  string      // a query the endpoint needs on every request (e.g. token=...)
+	Header http.Header // headers the endpoint needs on every request (e.g. Authorization)
+	NoHTTP bool        // a bare ws:// endpoint without /json: the proxy answers /json itself
+	Filter Filter      // not nil: clients see only what the filter allows (Tier 2)
+
+	tlsConfig *tls.Config // tests: trust a test server's certificate
+}
+
+// Filter narrows what clients see of a backend, at the message level.
+type Filter interface {
+	// Visible lists the targets a client may see and attach to.
+	Visible(ctx context.Context) ([]string, error)
+	// Bridge returns how to relay a new WebSocket client: page is the
+	// target of a page-level client, "" for a browser-level one.
+	Bridge(ctx context.Context, page string) (cdpbridge.Options, error)
+	// Refusal says why a /json request that changes the browser is refused
+	// ("" allows it).
+	Refusal(path string) string
 }
 
 // Resolver yields the current backend, launching a browser first when none
@@ -281,25 +306,100 @@ func mapPath(path string, b Backend) string {
 	return path
 }
 
-// forwardWebSocket tunnels a WebSocket upgrade to the backend: the request
-// is rewritten (path, Host, no Origin), then bytes flow both ways untouched,
-// including the backend's own handshake answer.
+// dial opens a connection to the backend, through TLS when it wants it.
+func (b Backend) dial(ctx context.Context) (net.Conn, error) {
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	if !b.TLS {
+		return d.DialContext(ctx, "tcp", b.Addr)
+	}
+	cfg := b.tlsConfig
+	if cfg == nil {
+		host, _, _ := net.SplitHostPort(b.Addr)
+		cfg = &tls.Config{ServerName: host}
+	}
+	return (&tls.Dialer{NetDialer: d, Config: cfg}).DialContext(ctx, "tcp", b.Addr)
+}
+
+// target is the path and query a request for path (which may carry the
+// endpoint's own query, as WSPath does) goes to: the client's query, and
+// the backend's Query unless the path already has one.
+func (b Backend) target(path, clientQuery string) (string, string) {
+	path, query, _ := strings.Cut(path, "?")
+	if query == "" {
+		query = b.Query
+	}
+	if clientQuery != "" {
+		if query != "" {
+			query += "&"
+		}
+		query += clientQuery
+	}
+	return path, query
+}
+
+// browserURL is the backend's browser WebSocket URL.
+func (b Backend) browserURL() string {
+	scheme := "ws://"
+	if b.TLS {
+		scheme = "wss://"
+	}
+	return scheme + b.Addr + b.WSPath
+}
+
+// dialWS opens a WebSocket to the backend's browser endpoint.
+func (b Backend) dialWS(ctx context.Context) (*websocket.Conn, error) {
+	d := websocket.Dialer{
+		NetDialContext:   func(ctx context.Context, _, _ string) (net.Conn, error) { return b.dial(ctx) },
+		HandshakeTimeout: 10 * time.Second,
+		ReadBufferSize:   64 << 10,
+		WriteBufferSize:  64 << 10,
+	}
+	if b.TLS {
+		// The TLS handshake is done by b.dial; the dialer must not add one.
+		d.NetDialTLSContext, d.NetDialContext = d.NetDialContext, nil
+	}
+	ws, resp, err := d.DialContext(ctx, b.browserURL(), b.Header.Clone())
+	if err != nil && resp != nil {
+		return nil, fmt.Errorf("%s answered %s", b.browserURL(), resp.Status)
+	}
+	return ws, err
+}
+
+// pageTarget is the target id of a page-level WebSocket path, or "".
+func pageTarget(path string) string {
+	id, _ := strings.CutPrefix(path, "/devtools/page/")
+	if id == path {
+		return ""
+	}
+	return id
+}
+
+// forwardWebSocket hands a WebSocket client to the backend: a byte tunnel,
+// or the message-level bridge when the backend is filtered or has no page
+// endpoints of its own.
 func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
 	b, ok := p.backend(w, r)
 	if !ok {
 		return
 	}
-	up, err := net.DialTimeout("tcp", b.Addr, 5*time.Second)
+	if b.Filter != nil || (b.NoHTTP && pageTarget(r.URL.Path) != "") {
+		p.bridgeWebSocket(w, r, b)
+		return
+	}
+	up, err := b.dial(r.Context())
 	if err != nil {
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	out := r.Clone(context.Background())
-	out.URL.Scheme, out.URL.Host = "", ""
-	out.URL.Path, out.URL.RawPath = mapPath(r.URL.Path, b), ""
+	out.URL.Scheme, out.URL.Host, out.URL.RawPath = "", "", ""
+	out.URL.Path, out.URL.RawQuery = b.target(mapPath(r.URL.Path, b), r.URL.RawQuery)
 	out.RequestURI = ""
 	out.Host = b.Addr
 	out.Header.Del("Origin")
+	for k, vs := range b.Header {
+		out.Header[k] = vs
+	}
 	if err := out.Write(up); err != nil {
 		up.Close()
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
@@ -321,6 +421,45 @@ func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
 	p.track(t)
 	defer p.untrack(t)
 	t.pump(rw.Reader)
+}
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  64 << 10,
+	WriteBufferSize: 64 << 10,
+	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
+}
+
+// bridgeWebSocket relays a client message by message (see cdpbridge).
+func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend) {
+	page := pageTarget(r.URL.Path)
+	opts := cdpbridge.Options{PageTarget: page}
+	if b.Filter != nil {
+		var err error
+		if opts, err = b.Filter.Bridge(r.Context(), page); err != nil {
+			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
+			return
+		}
+	}
+	up, err := b.dialWS(r.Context())
+	if err != nil {
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	client, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		up.Close()
+		return
+	}
+	t := &tunnel{down: client.NetConn(), up: up.NetConn()}
+	p.track(t)
+	defer p.untrack(t)
+	if err := cdpbridge.Serve(context.Background(), client, up, opts); err != nil && !isClosed(err) {
+		p.log.Debug("bridged CDP client ended", "err", err)
+	}
+}
+
+func isClosed(err error) bool {
+	return websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) || errors.Is(err, net.ErrClosed)
 }
 
 func (p *Proxy) track(t *tunnel) {

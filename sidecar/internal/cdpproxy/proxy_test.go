@@ -364,7 +364,7 @@ func TestUnknownPath(t *testing.T) {
 }
 
 func TestRewriteURLs(t *testing.T) {
-	from, to := "127.0.0.1:9222", "localhost:41000"
+	to := "localhost:41000"
 	for _, tc := range []struct{ name, in, want string }{
 		{"version",
 			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/browser/g"}`,
@@ -372,12 +372,42 @@ func TestRewriteURLs(t *testing.T) {
 		{"list, page URL untouched",
 			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/A","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/page/A"},{"type":"worker"}]`,
 			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=localhost:41000/devtools/page/A","webSocketDebuggerUrl":"ws://localhost:41000/devtools/page/A"},{"type":"worker"}]`},
+		{"a service that names another host, TLS and a token",
+			`{"webSocketDebuggerUrl":"wss://0.0.0.0:3000/devtools/browser/g?token=secret","devtoolsFrontendUrl":"https://x/inspector.html?experiments=true&wss=0.0.0.0:3000/devtools/page/P"}`,
+			`{"webSocketDebuggerUrl":"ws://localhost:41000/devtools/browser/g","devtoolsFrontendUrl":"https://x/inspector.html?experiments=true&ws=localhost:41000/devtools/page/P"}`},
 		{"not JSON", `Using unsafe HTTP verb GET`, `Using unsafe HTTP verb GET`},
 		{"empty list", `[]`, `[]`},
 	} {
-		if got := string(RewriteURLs([]byte(tc.in), from, to)); got != tc.want {
+		if got := string(RewriteURLs([]byte(tc.in), to)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestOnlyTargets(t *testing.T) {
+	in := `[{"id":"W","type":"page","url":"vscode-file://x"},{"id":"V","type":"iframe","parentId":"W","url":"http://127.0.0.1:3000/"},{"id":"S","type":"service_worker"}]`
+	if got := string(OnlyTargets([]byte(in), []string{"V"})); got != `[{"id":"V","type":"page","url":"http://127.0.0.1:3000/"}]` {
+		t.Fatalf("got %s", got)
+	}
+	if got := string(OnlyTargets([]byte(in), nil)); got != `[]` {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestRequestTarget(t *testing.T) {
+	b := Backend{Query: "token=s"}
+	for _, tc := range []struct{ path, client, wantPath, wantQuery string }{
+		{"/json/version", "", "/json/version", "token=s"},
+		{"/devtools/browser/g?token=t", "", "/devtools/browser/g", "token=t"},
+		{"/devtools/page/P", "x=1", "/devtools/page/P", "token=s&x=1"},
+	} {
+		p, q := b.target(tc.path, tc.client)
+		if p != tc.wantPath || q != tc.wantQuery {
+			t.Errorf("target(%q, %q) = %q %q", tc.path, tc.client, p, q)
+		}
+	}
+	if p, q := (Backend{}).target("/json/list", ""); p != "/json/list" || q != "" {
+		t.Errorf("no query: %q %q", p, q)
 	}
 }
 
