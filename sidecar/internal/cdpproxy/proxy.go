@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
 	"github.com/gorilla/websocket"
 )
@@ -363,6 +364,15 @@ func (b Backend) dialWS(ctx context.Context) (*websocket.Conn, error) {
 		return nil, fmt.Errorf("%s answered %s", b.browserURL(), resp.Status)
 	}
 	return ws, err
+}
+
+// DialCDP opens a CDP client on the backend's browser endpoint.
+func (b Backend) DialCDP(ctx context.Context, onEvent func(cdp.Message)) (*cdp.Conn, error) {
+	ws, err := b.dialWS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cdp.New(ws, onEvent), nil
 }
 
 // pageTarget is the target id of a page-level WebSocket path, or "".

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
 // synthesizeJSON answers /json requests for a backend that has only a
@@ -18,12 +17,11 @@ import (
 func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend) {
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	ws, err := b.dialWS(ctx)
+	conn, err := b.DialCDP(ctx, nil)
 	if err != nil {
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	conn := cdp.New(ws, nil)
 	defer conn.Close()
 	host := p.proxyHost(r)
 	path := strings.TrimSuffix(r.URL.Path, "/")

@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,7 +68,8 @@ type Config struct {
 var ErrClosed = errors.New("coordinator is shutting down")
 
 // Coordinator is one running coordinator: a proxy port, a state file, and at
-// most one browser.
+// most one backend: a browser it launched, or VS Code's or another existing
+// browser it connects to.
 type Coordinator struct {
 	cfg       Config
 	log       *slog.Logger
@@ -82,29 +82,39 @@ type Coordinator struct {
 	ctx       context.Context // lives until Close; browsers launch under it
 	cancel    context.CancelFunc
 
-	ops sync.Mutex // serializes launch / stop / restart requests
+	ops sync.Mutex // serializes launch / stop / restart / mode changes
 
 	mu       sync.Mutex
 	state    State
-	opts     Options
-	browser  *launcher.Browser
-	launched Options          // the options the current or last browser was launched with
-	exe      browsers.Browser // the executable of the current or last browser
-	pages    *pages           // follows the current browser's pages; nil if it could not
-	flight   *flight          // the launch in progress, shared by every need
+	opts     Options   // what the next launch uses (Tier 1)
+	endpoint *Endpoint // not nil: connect to this browser instead of launching one
+	cur      *backend  // what runs now
+	last     *state.Browser
+	flight   *flight // the start in progress, shared by every need
 	lastErr  error
 	closed   bool
-	launches int // launch attempts so far (tests check the single flight)
+	launches int // starts so far (tests check the single flight)
+	vscode   *VSCodeStatus
 
 	publishMu sync.Mutex    // orders state file writes
 	dirty     chan struct{} // a state file write is wanted (publishSoon)
 }
 
-// flight is one launch that any number of needs wait for.
+// VSCodeStatus says how the coordinator relates to VS Code; the VS Code tier
+// watcher sets it.
+type VSCodeStatus struct {
+	Inside bool   `json:"inside"`           // running in VS Code (TERM_PROGRAM or VSCODE_PID)
+	Tier   int    `json:"tier"`             // 2: VS Code's own browser view; 1: a launched browser
+	Port   int    `json:"port,omitempty"`   // VS Code's CDP port, when known
+	Source string `json:"source,omitempty"` // which step found it: VSCODE_CDP_PORT, port file, parent process
+	Reason string `json:"reason"`           // why this tier, in words
+}
+
+// flight is one start that any number of needs wait for.
 type flight struct {
 	done chan struct{}
 	err  error
-	prev State // where a failed launch returns to
+	prev State // where a failed start returns to
 }
 
 // New sweeps what dead coordinators left, binds the proxy port and writes the
@@ -194,33 +204,33 @@ func (c *Coordinator) StatePath() string { return c.statePath }
 // Token is the control API's bearer token, also written to the state file.
 func (c *Coordinator) Token() string { return c.token }
 
-// Backend implements cdpproxy.Resolver: the running browser, launched first
+// Backend implements cdpproxy.Resolver: the current backend, started first
 // if needed. This is the lazy launch behind a CDP client's first connection.
 func (c *Coordinator) Backend(ctx context.Context) (cdpproxy.Backend, error) {
 	b, err := c.ensure(ctx)
 	if err != nil {
 		return cdpproxy.Backend{}, err
 	}
-	return cdpproxy.Backend{Addr: b.Addr(), WSPath: b.WSPath}, nil
+	return b.proxy, nil
 }
 
-// Ensure makes sure a browser runs, launching it with the current options if
-// none does, and returns the status.
+// Ensure makes sure a browser is there, starting it (launching, or
+// connecting) if not, and returns the status.
 func (c *Coordinator) Ensure(ctx context.Context) (Status, error) {
 	_, err := c.ensure(ctx)
 	return c.Status(), err
 }
 
-// ensure returns the running browser, joining or starting the one launch.
-func (c *Coordinator) ensure(ctx context.Context) (*launcher.Browser, error) {
+// ensure returns the running backend, joining or starting the one start.
+func (c *Coordinator) ensure(ctx context.Context) (*backend, error) {
 	for {
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
 			return nil, ErrClosed
 		}
-		if c.state == Running && c.browser != nil {
-			b := c.browser
+		if c.state == Running && c.cur != nil {
+			b := c.cur
 			c.mu.Unlock()
 			return b, nil
 		}
@@ -238,35 +248,47 @@ func (c *Coordinator) ensure(ctx context.Context) (*launcher.Browser, error) {
 		if f.err != nil {
 			return nil, f.err
 		}
-		// Launched; loop to pick it up (or to join a newer launch if a
+		// Started; loop to pick it up (or to join a newer start if a
 		// restart superseded this one meanwhile).
 	}
 }
 
-// startFlightLocked begins a launch with c.opts. c.mu must be held.
+// startFlightLocked begins a start in the current mode. c.mu must be held.
 func (c *Coordinator) startFlightLocked() *flight {
 	f := &flight{done: make(chan struct{}), prev: c.state}
 	c.flight = f
 	c.state = Launching
 	c.launches++
-	opts := c.opts
+	opts, endpoint := c.opts, c.endpoint
 	go func() {
 		c.publishQuietly()
-		b, exe, err := c.launch(opts)
+		var b *backend
+		var err error
+		if endpoint != nil {
+			b, err = c.connectBackend(endpoint)
+		} else {
+			b, err = c.launchBackend(opts)
+		}
 		c.mu.Lock()
 		if c.flight == f {
 			c.flight = nil
 		}
 		switch {
-		case err == nil && c.closed:
-			err = ErrClosed
+		case err == nil && (c.closed || c.endpoint != endpoint):
+			// Closed, or the mode changed while this start was under way.
 			c.mu.Unlock()
-			_ = b.Stop(context.Background())
+			b.shutdown(context.Background())
 			c.mu.Lock()
+			if c.closed {
+				err = ErrClosed
+			} else {
+				err = errors.New("the browser changed while it was starting; try again")
+				c.state = f.prev
+			}
 		case err == nil:
-			c.browser, c.exe, c.launched, c.state, c.lastErr = b, exe, opts, Running, nil
-			c.pages = newPages(c.publishSoon)
-			go c.pages.connect(c.ctx, "ws://"+b.Addr()+b.WSPath)
+			c.cur, c.state, c.lastErr = b, Running, nil
+			info := b.info
+			c.last = &info
 			go c.watch(b)
 		default:
 			// Nothing changed but the reason: the next need tries again.
@@ -280,39 +302,6 @@ func (c *Coordinator) startFlightLocked() *flight {
 	return f
 }
 
-// launch resolves the executable and starts it.
-func (c *Coordinator) launch(o Options) (*launcher.Browser, browsers.Browser, error) {
-	start := time.Now()
-	exe, err := c.resolve(o)
-	if err != nil {
-		return nil, exe, err
-	}
-	b, err := launcher.Launch(c.ctx, launcher.Options{
-		Path:          exe.Path,
-		Headless:      o.Headless,
-		UserDataDir:   o.UserDataDir,
-		ProfileRoot:   c.profileRoot(),
-		URL:           o.URL,
-		LaunchTimeout: c.cfg.LaunchTimeout,
-		StopTimeout:   c.cfg.StopTimeout,
-		Logger:        c.log,
-	})
-	if err != nil {
-		return nil, exe, err
-	}
-	exe.Version = productVersion(b.Product)
-	c.log.Info("browser running", "type", exe.Type, "version", exe.Version, "pid", b.PID, "took", time.Since(start).Round(time.Millisecond))
-	return b, exe, nil
-}
-
-// productVersion turns "HeadlessChrome/156.0.8078.79" into "156.0.8078.79".
-func productVersion(product string) string {
-	if _, v, ok := strings.Cut(product, "/"); ok {
-		return v
-	}
-	return product
-}
-
 // resolve finds the executable for o.
 func (c *Coordinator) resolve(o Options) (browsers.Browser, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
@@ -323,29 +312,35 @@ func (c *Coordinator) resolve(o Options) (browsers.Browser, error) {
 	return c.detect.Find(ctx, o.BrowserType)
 }
 
-// watch notices a browser that exits while it is still the current one.
-func (c *Coordinator) watch(b *launcher.Browser) {
-	<-b.Done()
+// watch notices a backend that goes away while it is still the current one:
+// a launched browser that exits, or a lost connection to an external one.
+func (c *Coordinator) watch(b *backend) {
+	<-b.done
 	c.mu.Lock()
-	if c.browser != b {
+	if c.cur != b {
 		c.mu.Unlock()
 		return // stopped on purpose; whoever stopped it set the state
 	}
-	c.browser = nil
-	c.dropPagesLocked()
+	c.cur = nil
 	c.state = Crashed
-	c.lastErr = fmt.Errorf("browser exited on its own (%v); the next need launches it again", b.ExitErr())
+	if b.owned() {
+		c.lastErr = fmt.Errorf("browser exited on its own (%v); the next need launches it again", b.browser.ExitErr())
+		c.log.Warn("browser exited on its own", "pid", b.browser.PID, "exit", b.browser.ExitErr())
+	} else {
+		c.lastErr = fmt.Errorf("lost the connection to %s; the next need reconnects", b.describe)
+		c.log.Warn("lost the connection to an existing browser", "backend", b.kind, "browser", b.describe)
+	}
 	c.mu.Unlock()
-	c.log.Warn("browser exited on its own", "pid", b.PID, "exit", b.ExitErr())
-	_ = b.Stop(context.Background()) // reaps and removes its temporary profile
+	b.shutdown(context.Background()) // reaps and removes a temporary profile
 	c.proxy.DropConnections()
 	c.publishQuietly()
 }
 
 // Launch launches the browser now. Options that differ from those of the
 // running browser relaunch it with them; the proxy port stays the same. A
-// different URL alone does not relaunch a running browser. launched reports
-// whether this call started a browser.
+// different URL alone does not relaunch a running browser. With a browser
+// the coordinator did not start (Tier 2, attach), only the URL may change:
+// launching reconnects. launched reports whether this call started one.
 func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Status, launched bool, err error) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
@@ -355,23 +350,34 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	if change != nil {
 		change(&next)
 	}
-	running := c.state == Running && c.browser != nil
-	relaunch := c.browser != nil && !sameBrowser(next, c.launched)
+	endpoint := c.endpoint
+	running := c.state == Running && c.cur != nil
+	relaunch := c.cur != nil && c.cur.owned() && !sameBrowser(next, c.cur.launched)
 	before := c.launches
 	c.mu.Unlock()
 
-	// Bad options change nothing: check the executable before stopping
-	// anything or remembering them.
-	if !sameBrowser(next, prev) {
-		if _, err := c.resolve(next); err != nil {
-			return c.Status(), false, err
+	if endpoint != nil {
+		if !sameBrowser(next, prev) {
+			return c.Status(), false, badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode; "+
+				"coordinator_restart_browser reconnects to it%s", endpoint.Describe, endpointHint(endpoint))
 		}
-	}
-	c.mu.Lock()
-	c.opts = next
-	c.mu.Unlock()
-	if relaunch {
-		c.stopCurrent(ctx, Stopped)
+		c.mu.Lock()
+		c.opts.URL = next.URL
+		c.mu.Unlock()
+	} else {
+		// Bad options change nothing: check the executable before stopping
+		// anything or remembering them.
+		if !sameBrowser(next, prev) {
+			if _, err := c.resolve(next); err != nil {
+				return c.Status(), false, err
+			}
+		}
+		c.mu.Lock()
+		c.opts = next
+		c.mu.Unlock()
+		if relaunch {
+			c.stopCurrent(ctx, Stopped)
+		}
 	}
 	_, err = c.ensure(ctx)
 	c.mu.Lock()
@@ -381,6 +387,13 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	launched = c.launches != before || (!running && err == nil)
 	c.mu.Unlock()
 	return c.Status(), launched, err
+}
+
+func endpointHint(e *Endpoint) string {
+	if e.Kind == state.BackendTier2 {
+		return " (to use a browser of its own instead of VS Code's, start the coordinator with --no-vscode)"
+	}
+	return ""
 }
 
 // sameBrowser: the options would start the same browser (the first page aside).
@@ -408,8 +421,9 @@ func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
 	return c.Status(), err
 }
 
-// stopCurrent waits out a launch in progress, then stops the browser and
-// leaves the state at final.
+// stopCurrent waits out a start in progress, then ends the backend (stops
+// a launched browser; lets go of one it did not start) and leaves the state
+// at final.
 func (c *Coordinator) stopCurrent(ctx context.Context, final State) {
 	c.mu.Lock()
 	if f := c.flight; f != nil {
@@ -420,9 +434,8 @@ func (c *Coordinator) stopCurrent(ctx context.Context, final State) {
 		}
 		c.mu.Lock()
 	}
-	b := c.browser
-	c.browser = nil
-	c.dropPagesLocked()
+	b := c.cur
+	c.cur = nil
 	if b != nil || c.state == Running {
 		c.state = final
 	}
@@ -430,10 +443,53 @@ func (c *Coordinator) stopCurrent(ctx context.Context, final State) {
 	if b == nil {
 		return
 	}
-	// Clients lose the old browser now; a reconnect waits for the next launch.
+	// Clients lose the old browser now; a reconnect waits for the next start.
 	c.proxy.DropConnections()
-	_ = b.Stop(ctx)
+	b.shutdown(ctx)
 	c.publishQuietly()
+}
+
+// SetEndpoint switches what the proxy fronts: e's browser, or with nil a
+// browser the coordinator launches. The current backend ends (a launched
+// browser is stopped), clients reconnect through the same port, and a
+// browser that is connected to rather than launched is connected at once.
+func (c *Coordinator) SetEndpoint(e *Endpoint) {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	c.mu.Lock()
+	same := (c.endpoint == nil && e == nil) || (c.endpoint != nil && e != nil && c.endpoint.URL == e.URL && c.endpoint.Kind == e.Kind)
+	if same || c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.endpoint = e
+	c.mu.Unlock()
+	c.stopCurrent(context.Background(), Idle)
+	c.mu.Lock()
+	if c.state != Running && c.flight == nil {
+		c.state, c.lastErr = Idle, nil
+		if e != nil && !c.closed {
+			c.startFlightLocked()
+		}
+	}
+	c.mu.Unlock()
+	c.publishQuietly()
+}
+
+// Endpoint is the browser the coordinator connects to instead of launching
+// one, or nil.
+func (c *Coordinator) Endpoint() *Endpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.endpoint
+}
+
+// SetVSCodeStatus records how the coordinator relates to VS Code (status).
+func (c *Coordinator) SetVSCodeStatus(v *VSCodeStatus) {
+	c.mu.Lock()
+	c.vscode = v
+	c.mu.Unlock()
+	c.publishSoon()
 }
 
 // Close stops the browser, closes the proxy and removes the state file.
@@ -492,13 +548,6 @@ func (c *Coordinator) publish() error {
 	return state.Write(c.statePath, &f)
 }
 
-func (c *Coordinator) dropPagesLocked() {
-	if c.pages != nil {
-		c.pages.close()
-		c.pages = nil
-	}
-}
-
 // publishSoon asks for a state file write without waiting for it; bursts
 // of page events coalesce into one write.
 func (c *Coordinator) publishSoon() {
@@ -542,6 +591,7 @@ type Status struct {
 	StartedAt   time.Time      `json:"startedAt"`
 	Uptime      string         `json:"uptime"`
 	Version     string         `json:"version"`
+	VSCode      *VSCodeStatus  `json:"vscode,omitempty"`
 }
 
 // Status reports where the coordinator is.
@@ -565,15 +615,21 @@ func (c *Coordinator) Status() Status {
 	if c.lastErr != nil {
 		s.LastError = c.lastErr.Error()
 	}
-	if c.pages != nil {
-		s.CurrentURL = c.pages.frontURL()
+	if c.endpoint != nil {
+		s.Backend = c.endpoint.Kind
 	}
-	if c.exe.Path != "" || c.browser != nil {
-		s.Browser = &state.Browser{Type: string(c.exe.Type), Path: c.exe.Path, Version: c.exe.Version, Headless: c.launched.Headless}
-		if c.browser != nil {
-			s.Browser.PID = c.browser.PID
+	if c.cur != nil {
+		s.Backend = c.cur.kind
+		s.CurrentURL = c.cur.pages.CurrentURL()
+	}
+	if c.last != nil {
+		b := *c.last
+		if c.cur == nil {
+			b.PID = 0 // not running
 		}
+		s.Browser = &b
 	}
+	s.VSCode = c.vscode
 	return s
 }
 

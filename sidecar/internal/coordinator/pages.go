@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 )
 
-// The coordinator keeps its own CDP connection to the browser it launched
-// (straight to the browser, not through the proxy, so DropConnections never
-// cuts it) to follow the pages: which one is in front (currentUrl in the
-// state file, for previews) and the tab tools.
+// The coordinator keeps its own CDP connection to the browser (straight to
+// it, not through the proxy, so DropConnections never cuts it) to follow
+// the pages: which one is in front (currentUrl in the state file, for
+// previews) and the tab tools. For a browser it did not start, the same
+// connection tells when the browser goes away.
 
 // Tab is one page target.
 type Tab struct {
@@ -25,6 +27,9 @@ type Tab struct {
 	Front bool   `json:"front"`
 }
 
+// ErrNoTab is returned for a tab id that is not an open page.
+var ErrNoTab = errors.New("no such tab")
+
 // pages follows the page targets of one browser. It connects in the
 // background: a launch is ready when the browser answers, and connecting
 // plus Target.setDiscoverTargets costs Chromium tens of milliseconds while it
@@ -32,8 +37,9 @@ type Tab struct {
 type pages struct {
 	onChange func() // the front page's URL changed
 	ready    chan struct{}
-	conn     *cdp.Conn // set before ready is closed
-	err      error     // set before ready is closed
+	lost     chan struct{} // closed when the connection ends (or never came)
+	conn     *cdp.Conn     // set before ready is closed
+	err      error         // set before ready is closed
 
 	mu     sync.Mutex
 	closed bool
@@ -41,21 +47,21 @@ type pages struct {
 	order  []string // page ids, most recently active last
 }
 
-func newPages(onChange func()) *pages {
-	return &pages{onChange: onChange, ready: make(chan struct{}), tabs: make(map[string]Tab)}
+// followPages starts following the pages of the browser behind b.
+func followPages(ctx context.Context, b cdpproxy.Backend, onChange func()) *pages {
+	p := &pages{onChange: onChange, ready: make(chan struct{}), lost: make(chan struct{}), tabs: make(map[string]Tab)}
+	go p.connect(ctx, b)
+	return p
 }
 
-// connect follows the pages of the browser at wsURL until close.
-func (p *pages) connect(ctx context.Context, wsURL string) {
-	defer close(p.ready)
+func (p *pages) connect(ctx context.Context, b cdpproxy.Backend) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := cdp.Dial(ctx, wsURL, p.onEvent)
+	conn, err := b.DialCDP(ctx, p.onEvent)
 	if err == nil {
 		_, err = conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err == nil && p.closed {
 		err = errors.New("the browser stopped")
 	}
@@ -64,9 +70,16 @@ func (p *pages) connect(ctx context.Context, wsURL string) {
 			conn.Close()
 		}
 		p.err = fmt.Errorf("cannot follow the browser's tabs: %w", err)
+		p.mu.Unlock()
+		close(p.ready)
+		close(p.lost)
 		return
 	}
 	p.conn = conn
+	p.mu.Unlock()
+	close(p.ready)
+	<-conn.Done()
+	close(p.lost)
 }
 
 // wait returns once the follower is connected, or why it is not.
@@ -79,7 +92,9 @@ func (p *pages) wait(ctx context.Context) error {
 	}
 }
 
-func (p *pages) close() {
+func (p *pages) Lost() <-chan struct{} { return p.lost }
+
+func (p *pages) Shutdown() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
@@ -142,37 +157,16 @@ func (p *pages) frontLocked() string {
 
 func (p *pages) frontURLLocked() string { return p.tabs[p.frontLocked()].URL }
 
-// frontURL is the URL of the page in front.
-func (p *pages) frontURL() string {
+// CurrentURL is the URL of the page in front.
+func (p *pages) CurrentURL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.frontURLLocked()
 }
 
-// ErrNoTab is returned for a tab id that is not an open page.
-var ErrNoTab = errors.New("no such tab")
-
-// withPages ensures a browser runs and returns its connected page follower.
-func (c *Coordinator) withPages(ctx context.Context) (*pages, error) {
-	if _, err := c.ensure(ctx); err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	p := c.pages
-	c.mu.Unlock()
-	if p == nil {
-		return nil, errors.New("the browser stopped; try again")
-	}
-	if err := p.wait(ctx); err != nil {
-		return nil, fmt.Errorf("%w; restart the browser", err)
-	}
-	return p, nil
-}
-
 // Tabs lists the open pages, the one in front marked.
-func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
-	p, err := c.withPages(ctx)
-	if err != nil {
+func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
+	if err := p.wait(ctx); err != nil {
 		return nil, err
 	}
 	res, err := p.conn.Call(ctx, "", "Target.getTargets", nil)
@@ -197,14 +191,10 @@ func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
 	return tabs, nil
 }
 
-// OpenTab opens url in a new page; with focus it is brought to the front.
-func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab, error) {
-	p, err := c.withPages(ctx)
-	if err != nil {
+// Open opens url in a new page; with focus it is brought to the front.
+func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
+	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
-	}
-	if url == "" {
-		url = "about:blank"
 	}
 	res, err := p.conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
 	if err != nil {
@@ -217,33 +207,35 @@ func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab,
 		return Tab{}, err
 	}
 	if focus {
-		return c.FocusTab(ctx, created.TargetID)
+		return p.Focus(ctx, created.TargetID)
 	}
 	return Tab{ID: created.TargetID, URL: url}, nil
 }
 
-// FocusTab brings a page to the front.
-func (c *Coordinator) FocusTab(ctx context.Context, id string) (Tab, error) {
-	p, err := c.withPages(ctx)
-	if err != nil {
+// Focus brings a page to the front.
+func (p *pages) Focus(ctx context.Context, id string) (Tab, error) {
+	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
 	if _, err := p.conn.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": id}); err != nil {
 		return Tab{}, fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 	}
 	p.mu.Lock()
+	before := p.frontURLLocked()
 	p.touchLocked(id)
 	t := p.tabs[id]
+	changed := p.frontURLLocked() != before
 	p.mu.Unlock()
-	c.publishSoon()
+	if changed && p.onChange != nil {
+		p.onChange()
+	}
 	t.ID, t.Front = id, true
 	return t, nil
 }
 
-// CloseTab closes a page.
-func (c *Coordinator) CloseTab(ctx context.Context, id string) error {
-	p, err := c.withPages(ctx)
-	if err != nil {
+// Close closes a page.
+func (p *pages) Close(ctx context.Context, id string) error {
+	if err := p.wait(ctx); err != nil {
 		return err
 	}
 	if _, err := p.conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
