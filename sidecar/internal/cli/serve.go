@@ -97,6 +97,9 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 	if f.transport != "stdio" && f.transport != "http" {
 		return o, fmt.Errorf("--transport must be stdio or http, got %q", f.transport)
 	}
+	if err := f.checkTransport(); err != nil {
+		return o, err
+	}
 	if f.browser != "" {
 		t, err := browsers.ParseType(f.browser)
 		if err != nil {
@@ -170,7 +173,7 @@ func runServe(args []string) int {
 		defer child.Close()
 	}
 	if f.transport == "http" {
-		return serveHTTP(ctx, srv, f, log)
+		return serveHTTP(ctx, srv, c, f, log)
 	}
 	serveStdio(ctx, srv, log)
 	return exitOK

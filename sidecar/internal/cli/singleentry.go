@@ -2,16 +2,30 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/mark3labs/mcp-go/server"
 )
 
 // startSingleEntry starts the child MCP of single-entry mode (--mcp) and
-// serves its tools from srv. The returned Closer stops the child.
-func startSingleEntry(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordinator, child []string, log *slog.Logger) (io.Closer, error) {
-	return nil, errors.New("--mcp: single-entry mode is not available in this build yet")
+// serves its tools from srv. The returned Closer stops the child. The child
+// starts in the background: srv answers initialize at once and its first
+// tools/list waits for the child's tools.
+func startSingleEntry(_ context.Context, srv *server.MCPServer, c *coordinator.Coordinator, child []string, log *slog.Logger) (io.Closer, error) {
+	st := c.Status()
+	ch := childmcp.New(childmcp.Config{
+		Command: childmcp.CommandLine(child, state.File{ProxyPort: st.ProxyPort, CDPEndpoint: st.CDPEndpoint, WSEndpoint: st.WSEndpoint}),
+		Logger:  log,
+	})
+	p := childmcp.Serve(srv, ch, func(ctx context.Context) error {
+		_, err := c.Ensure(ctx) // a child tool call launches the browser first
+		return err
+	})
+	mcpserver.AttachChild(srv, c, ch)
+	return p, nil
 }

@@ -40,7 +40,10 @@ func New(c *coordinator.Coordinator) *server.MCPServer {
 	return s
 }
 
-type handlers struct{ c *coordinator.Coordinator }
+type handlers struct {
+	c     *coordinator.Coordinator
+	child ChildReporter // single-entry mode (--mcp); nil without a child
+}
 
 type toolDef struct {
 	tool   mcp.Tool
@@ -241,6 +244,9 @@ func orDash(s string) string {
 func (h *handlers) status(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if _, err := parseArgs(req); err != nil {
 		return toolError(err), nil
+	}
+	if h.child != nil {
+		return childStatusResult(h.c.Status(), h.child.Status()), nil
 	}
 	return statusResult(h.c.Status(), nil), nil
 }

@@ -33,7 +33,15 @@ const statusSchema = `{"type":"object","properties":{
 	"stateFile":{"type":"string"},
 	"startedAt":{"type":"string","format":"date-time"},
 	"uptime":{"type":"string"},
-	"version":{"type":"string"}
+	"version":{"type":"string"},
+	"child":{"type":"object","description":"single-entry mode (--mcp): the child MCP whose tools are served here","properties":{
+		"command":{"type":"string"},
+		"state":{"type":"string","enum":["starting","running","exited","failed"],"description":"exited and failed: the next call of one of its tools starts it again"},
+		"pid":{"type":"integer"},
+		"tools":{"type":"integer","description":"how many of its tools are served"},
+		"restarts":{"type":"integer"},
+		"lastError":{"type":"string"}
+	},"required":["command","state","tools","restarts"]}
 },"required":["state","backend","browser","proxyPort","cdpEndpoint","wsEndpoint","connections","pid"]}`
 
 const tabItemSchema = `{"type":"object","properties":{

@@ -1,0 +1,66 @@
+package childmcp
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+)
+
+func TestADeadChildIsStartedAgainByTheNextCall(t *testing.T) {
+	w, child, _ := proxied(t, "normal", Config{})
+	w.request("tools/list", `{}`)
+	first, _ := strconv.Atoi(resultText(t, callTool(w, "pid", `{}`)))
+
+	// Killed between calls (its whole group, as a crash or the OOM killer would).
+	if err := syscall.Kill(-first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := strconv.Atoi(resultText(t, callTool(w, "pid", `{}`)))
+	if second == first || second == 0 {
+		t.Fatalf("pid %d after %d", second, first)
+	}
+	st := child.Status()
+	if st.State != Running || st.Restarts != 1 || st.PID != second || !strings.Contains(st.LastError, "killed") {
+		t.Errorf("status after a restart: %+v", st)
+	}
+
+	// Dying during a call: started again and the call repeated once; a
+	// child that dies again gets an error result, and the next call works.
+	resp := callTool(w, "crash", `{}`)
+	if msg := string(field(t, resp, "result")); !strings.Contains(msg, `"isError":true`) || !strings.Contains(msg, "exited during the call") {
+		t.Errorf("crash: %s", resp)
+	}
+	third, _ := strconv.Atoi(resultText(t, callTool(w, "pid", `{}`)))
+	if third == second || proc.Alive(first) || proc.Alive(second) {
+		t.Errorf("pids %d %d %d", first, second, third)
+	}
+	if st := child.Status(); st.Restarts != 3 {
+		t.Errorf("restarts: %+v", st)
+	}
+}
+
+func TestCloseEndsTheWholeGroup(t *testing.T) {
+	w, child, _ := proxied(t, "normal", Config{StopTimeout: 200 * time.Millisecond})
+	w.request("tools/list", `{}`)
+	leader := child.Status().PID
+	grandchild, err := strconv.Atoi(resultText(t, callTool(w, "grandchild", `{}`)))
+	if err != nil || !proc.Alive(grandchild) {
+		t.Fatalf("grandchild %d: %v", grandchild, err)
+	}
+	child.Close()
+	if proc.Alive(leader) {
+		t.Fatal("the child survived Close")
+	}
+	// The group was killed; the kernel finishes the grandchild off at once.
+	testutil.WaitExit(t, grandchild, 5*time.Second)
+	// Calls after Close fail cleanly.
+	if _, err := child.Call(context.Background(), "tools/call", map[string]any{"name": "pid"}); err != ErrClosed {
+		t.Errorf("call after close: %v", err)
+	}
+}

@@ -1,0 +1,346 @@
+// Package mcphttp serves an MCP server over HTTP (`--transport http`):
+// streamable HTTP at /mcp and the legacy SSE transport at /sse (messages
+// posted to /message), for any number of concurrent clients, each with a
+// session of its own, all sharing one coordinator.
+//
+// The server drives a browser, so every request is checked before it
+// reaches MCP: a request that came in on a loopback connection must name a
+// loopback Host (DNS rebinding: a web page whose domain resolves to
+// 127.0.0.1 must not reach us), a request from a browser page must come
+// from a local page (Origin), and with a token every request must carry it
+// (Authorization: Bearer). Each refusal changes nothing.
+package mcphttp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Paths served.
+const (
+	PathStreamable = "/mcp"     // streamable HTTP
+	PathSSE        = "/sse"     // legacy SSE: the event stream
+	PathMessage    = "/message" // legacy SSE: where a client posts its messages (?sessionId=…)
+)
+
+// Config configures a Server.
+type Config struct {
+	// Token, when set, is required as "Authorization: Bearer <token>" on
+	// every request.
+	Token  string
+	Logger *slog.Logger
+	// ShutdownTimeout is how long requests still running at shutdown get
+	// to finish; 0 means 5 s.
+	ShutdownTimeout time.Duration
+	// MaxBodyBytes bounds a request body; 0 means 64 MiB.
+	MaxBodyBytes int64
+}
+
+// Server is the HTTP transport in front of one MCP server.
+type Server struct {
+	cfg        Config
+	log        *slog.Logger
+	streamable *server.StreamableHTTPServer
+	sse        *server.SSEServer
+	sseStream  http.Handler
+	sseMessage http.Handler
+
+	mu       sync.Mutex
+	sessions map[string]session // open sessions of both transports, by id
+}
+
+type session struct {
+	transport string
+	remote    string
+	opened    time.Time
+}
+
+// New builds the transport for srv.
+func New(srv *server.MCPServer, cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 5 * time.Second
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 64 << 20
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[string]session{}}
+	s.streamable = server.NewStreamableHTTPServer(srv,
+		server.WithEndpointPath(PathStreamable),
+		server.WithSessionIdManagerResolver(resolver{s}),
+		server.WithStreamableHTTPLogger(cfg.Logger),
+	)
+	s.sse = server.NewSSEServer(srv,
+		server.WithSSEEndpoint(PathSSE),
+		server.WithMessageEndpoint(PathMessage),
+		server.WithSessionIDGenerator(s.openSSE),
+		// With a CORS config of its own the SSE server stops sending
+		// "Access-Control-Allow-Origin: *"; the CORS headers that count
+		// are ours (cors), for any local origin.
+		server.WithSSECORS(server.WithCORSAllowedOrigins("http://localhost", "http://127.0.0.1")),
+	)
+	s.sseStream, s.sseMessage = s.sse.SSEHandler(), s.sse.MessageHandler()
+	return s
+}
+
+// Handler is the transport with its checks, for an http.Server.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(PathStreamable, s.knownSession(s.streamable, func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
+	mux.HandleFunc(PathSSE, s.serveSSE)
+	mux.Handle(PathMessage, s.knownSession(s.sseMessage, func(r *http.Request) string { return r.URL.Query().Get("sessionId") }))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Not found: this is an MCP server; use "+PathStreamable+" (streamable HTTP) or "+PathSSE+" (SSE)", http.StatusNotFound)
+	})
+	return s.checks(mux)
+}
+
+// Sessions is the number of open sessions.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully: every
+// session is closed, requests still running get ShutdownTimeout to finish.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+
+	began := time.Now()
+	s.log.Info("HTTP transport shutting down", "sessions", s.Sessions())
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	s.sse.CloseSessions()
+	_ = s.streamable.Shutdown(sctx) // closes its sessions; the http.Server is ours
+	if err := hs.Shutdown(sctx); err != nil {
+		s.log.Warn("requests still running at shutdown were cut off", "err", err)
+		_ = hs.Close()
+	}
+	<-served
+	s.mu.Lock()
+	for id, ss := range s.sessions {
+		s.logClosed(id, ss, "server shutdown")
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	s.log.Info("HTTP transport stopped", "took", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// checks refuses what must not reach MCP: a foreign Host on a loopback
+// connection (403), a foreign browser Origin (403), a missing or wrong
+// token (401); it answers CORS preflights of local pages and caps bodies.
+func (s *Server) checks(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
+			s.refuse(w, r, http.StatusForbidden, fmt.Sprintf("Forbidden: Host %q is not a loopback name (DNS rebinding protection); use http://127.0.0.1 or http://localhost", r.Host))
+			return
+		}
+		origin := r.Header.Get("Origin")
+		if origin != "" {
+			if !localOrigin(origin) {
+				s.refuse(w, r, http.StatusForbidden, fmt.Sprintf("Forbidden: Origin %q: only pages served from this machine (localhost, 127.0.0.1, [::1]) may use this server", origin))
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", server.HeaderKeySessionID)
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, Last-Event-ID, "+server.HeaderKeySessionID+", Mcp-Protocol-Version")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		if s.cfg.Token != "" && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="browser-coordinator"`)
+			s.refuse(w, r, http.StatusUnauthorized, "Unauthorized: send Authorization: Bearer <token> with the token this server was started with (--token or BROWSER_COORDINATOR_TOKEN)")
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+}
+
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.log.Warn("refused an HTTP request", "status", status, "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "reason", msg)
+	http.Error(w, msg, status)
+}
+
+// knownSession answers 404 for a session id that is not (or no longer)
+// open, before the request reaches MCP: the client must start a new session.
+func (s *Server) knownSession(next http.Handler, id func(*http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sid := id(r); sid != "" && !s.open(sid) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintln(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found: start a new session (initialize)"}}`)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) open(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.sessions[id]
+	return ok
+}
+
+func (s *Server) opened(id, transport string, r *http.Request) {
+	ss := session{transport: transport, opened: time.Now()}
+	if r != nil {
+		ss.remote = r.RemoteAddr
+	}
+	s.mu.Lock()
+	s.sessions[id] = ss
+	n := len(s.sessions)
+	s.mu.Unlock()
+	s.log.Info("MCP session opened", "transport", transport, "session", id, "remote", ss.remote, "sessions", n)
+}
+
+func (s *Server) closed(id, why string) {
+	s.mu.Lock()
+	ss, ok := s.sessions[id]
+	delete(s.sessions, id)
+	s.mu.Unlock()
+	if ok {
+		s.logClosed(id, ss, why)
+	}
+}
+
+func (s *Server) logClosed(id string, ss session, why string) {
+	s.log.Info("MCP session closed", "transport", ss.transport, "session", id, "reason", why, "lasted", time.Since(ss.opened).Round(time.Millisecond))
+}
+
+// sseKey carries, through the SSE server, where its session id goes.
+type sseKey struct{}
+
+// serveSSE runs one legacy SSE stream; the session lives as long as it.
+func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "Method not allowed: open the SSE stream with GET "+PathSSE+", post messages to "+PathMessage, http.StatusMethodNotAllowed)
+		return
+	}
+	var id string
+	s.sseStream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sseKey{}, &id)))
+	if id != "" {
+		why := "client disconnected"
+		if r.Context().Err() == nil {
+			why = "stream closed by the server"
+		}
+		s.closed(id, why)
+	}
+}
+
+// openSSE makes the id of a new SSE session (the SSE server's generator).
+func (s *Server) openSSE(ctx context.Context, r *http.Request) (string, error) {
+	id := newID()
+	if p, ok := ctx.Value(sseKey{}).(*string); ok {
+		*p = id
+	}
+	s.opened(id, "sse", r)
+	return id, nil
+}
+
+// resolver hands the streamable HTTP server a session manager that knows
+// the request, for the log.
+type resolver struct{ s *Server }
+
+func (v resolver) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
+	return sessionManager{v.s, r}
+}
+
+// sessionManager is the streamable HTTP server's session store: ids are
+// random, known ids are the open sessions, an unknown one is refused.
+type sessionManager struct {
+	s *Server
+	r *http.Request // nil outside a request (shutdown)
+}
+
+func (m sessionManager) Generate() string {
+	id := newID()
+	m.s.opened(id, "streamable-http", m.r)
+	return id
+}
+
+func (m sessionManager) Validate(id string) (bool, error) {
+	if !m.s.open(id) {
+		return false, errors.New("unknown session")
+	}
+	return false, nil
+}
+
+func (m sessionManager) Terminate(id string) (bool, error) {
+	why := "server shutdown"
+	if m.r != nil {
+		why = "client ended it (DELETE)"
+	}
+	m.s.closed(id, why)
+	return false, nil
+}
+
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// isLoopback reports whether hostport (a Host header or an address, with or
+// without a port) names this machine: localhost or a loopback IP.
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// localOrigin reports whether a browser Origin is a page of this machine.
+func localOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
+}

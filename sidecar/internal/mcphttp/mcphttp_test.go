@@ -1,0 +1,351 @@
+package mcphttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// running is a Server on a free loopback port.
+type running struct {
+	*Server
+	base  string
+	calls *atomic.Int32 // tool calls that reached MCP
+	logs  *logBuffer
+	stop  func() error
+}
+
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func start(t *testing.T, token string) *running {
+	t.Helper()
+	srv := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
+	var calls atomic.Int32
+	srv.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		return mcp.NewToolResultText(server.ClientSessionFromContext(ctx).SessionID()), nil
+	})
+	srv.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		select {
+		case <-time.After(2 * time.Second):
+		case <-ctx.Done():
+		}
+		return mcp.NewToolResultText("slow done"), nil
+	})
+	logs := &logBuffer{}
+	s := New(srv, Config{Token: token, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	ln, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	r := &running{Server: s, base: "http://" + ln.Addr().String(), calls: &calls, logs: logs}
+	var once sync.Once
+	var err2 error
+	r.stop = func() error {
+		once.Do(func() { cancel(); err2 = <-served })
+		return err2
+	}
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+func initialize(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+}
+
+func streamableClient(t *testing.T, r *running, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(r.base+PathStreamable, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, c)
+	return c
+}
+
+func sseClient(t *testing.T, r *running, opts ...transport.ClientOption) *client.Client {
+	t.Helper()
+	c, err := client.NewSSEMCPClient(r.base+PathSSE, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initialize(t, c)
+	return c
+}
+
+func callText(t *testing.T, c *client.Client, name string) string {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return res.Content[0].(mcp.TextContent).Text
+}
+
+func TestConcurrentClientsEachHaveASession(t *testing.T) {
+	r := start(t, "")
+	a, b, c := streamableClient(t, r), streamableClient(t, r), sseClient(t, r)
+	if n := r.Sessions(); n != 3 {
+		t.Fatalf("%d sessions open", n)
+	}
+	ids := map[string]bool{}
+	for _, cl := range []*client.Client{a, b, c} {
+		ids[callText(t, cl, "whoami")] = true
+	}
+	if len(ids) != 3 {
+		t.Fatalf("session ids: %v", ids)
+	}
+
+	// A long call of one client holds up nobody else.
+	slow := make(chan string, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "slow"
+		res, err := a.CallTool(context.Background(), req)
+		if err != nil {
+			slow <- err.Error()
+			return
+		}
+		slow <- res.Content[0].(mcp.TextContent).Text
+	}()
+	for r.calls.Load() < 4 { // the slow call is in
+		time.Sleep(5 * time.Millisecond) // no event to wait on from here
+	}
+	began := time.Now()
+	for _, cl := range []*client.Client{a, b, c} {
+		callText(t, cl, "whoami")
+	}
+	if took := time.Since(began); took > time.Second {
+		t.Errorf("calls next to a slow one took %s", took)
+	}
+	if got := <-slow; got != "slow done" {
+		t.Errorf("slow call: %s", got)
+	}
+	for _, want := range []string{"transport=streamable-http", "transport=sse", `msg="MCP session opened"`} {
+		if !strings.Contains(r.logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, r.logs)
+		}
+	}
+}
+
+// do sends one raw request and returns the status and body.
+func do(t *testing.T, method, url string, body string, header map[string]string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+const callBody = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+
+func TestRefusedRequestsChangeNothing(t *testing.T) {
+	r := start(t, "")
+	c := streamableClient(t, r)
+	session := callText(t, c, "whoami")
+	calls := r.calls.Load()
+	mcpURL := r.base + PathStreamable
+
+	for _, tc := range []struct {
+		name, method, url, body string
+		header                  map[string]string
+		status                  int
+		want                    string
+	}{
+		{"a foreign Host (DNS rebinding)", "POST", mcpURL, initBody, map[string]string{"Host": "evil.example:80"}, 403, "not a loopback name"},
+		{"a foreign Host on the SSE stream", "GET", r.base + PathSSE, "", map[string]string{"Host": "attacker.test"}, 403, "not a loopback name"},
+		{"a foreign browser Origin", "POST", mcpURL, initBody, map[string]string{"Origin": "https://evil.example"}, 403, "only pages served from this machine"},
+		{"a null Origin", "POST", mcpURL, callBody, map[string]string{"Origin": "null", "Mcp-Session-Id": session}, 403, "Origin"},
+		{"malformed JSON, new session", "POST", mcpURL, `{"jsonrpc":"2.0","id":1,"method":"initialize",`, nil, 400, "not valid json"},
+		{"malformed JSON in a session", "POST", mcpURL, `{oops`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "not valid json"},
+		{"an unknown session id", "POST", mcpURL, callBody, map[string]string{"Mcp-Session-Id": "0123456789abcdef0123456789abcdef"}, 404, "Session not found"},
+		{"ending an unknown session", "DELETE", mcpURL, "", map[string]string{"Mcp-Session-Id": "nope"}, 404, "Session not found"},
+		{"an unknown SSE session id", "POST", r.base + PathMessage + "?sessionId=nope", callBody, nil, 404, "Session not found"},
+		{"an SSE message without a session id", "POST", r.base + PathMessage, callBody, nil, 400, "Missing sessionId"},
+		{"another path", "GET", r.base + "/admin", "", nil, 404, "this is an MCP server"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _, body := do(t, tc.method, tc.url, tc.body, tc.header)
+			if status != tc.status || !strings.Contains(body, tc.want) {
+				t.Errorf("%d %q; want %d %q", status, body, tc.status, tc.want)
+			}
+		})
+	}
+	if n := r.Sessions(); n != 1 {
+		t.Errorf("%d sessions after the refusals", n)
+	}
+	if r.calls.Load() != calls {
+		t.Errorf("a refused request reached a tool")
+	}
+	if got := callText(t, c, "whoami"); got != session {
+		t.Errorf("the session changed: %s", got)
+	}
+}
+
+func TestLocalPagesMayUseTheServer(t *testing.T) {
+	r := start(t, "")
+	// A CORS preflight of a page on localhost, then its request.
+	status, h, _ := do(t, "OPTIONS", r.base+PathStreamable, "", map[string]string{"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST"})
+	if status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") {
+		t.Fatalf("preflight: %d %v", status, h)
+	}
+	status, h, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Origin": "http://127.0.0.1:5173"})
+	if status != http.StatusOK || h.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:5173" || h.Get(server.HeaderKeySessionID) == "" {
+		t.Fatalf("initialize from a local page: %d %v %s", status, h, body)
+	}
+	// localhost by name is a loopback Host.
+	if status, _, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Host": "localhost"}); status != http.StatusOK {
+		t.Fatalf("Host localhost: %d %s", status, body)
+	}
+}
+
+func TestTokenIsRequiredWhenSet(t *testing.T) {
+	r := start(t, "s3cret")
+	for _, auth := range []string{"", "Bearer wrong", "Basic czNjcmV0", "Bearer s3cret2", "s3cret"} {
+		status, h, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Authorization": auth})
+		if status != http.StatusUnauthorized || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") || !strings.Contains(body, "--token") {
+			t.Errorf("Authorization %q: %d %q", auth, status, body)
+		}
+	}
+	if status, _, _ := do(t, "GET", r.base+PathSSE, "", nil); status != http.StatusUnauthorized {
+		t.Errorf("SSE without a token: %d", status)
+	}
+	if r.Sessions() != 0 {
+		t.Fatalf("%d sessions", r.Sessions())
+	}
+	headers := map[string]string{"Authorization": "Bearer s3cret"}
+	a := streamableClient(t, r, transport.WithHTTPHeaders(headers))
+	b := sseClient(t, r, transport.WithHeaders(headers))
+	if callText(t, a, "whoami") == callText(t, b, "whoami") {
+		t.Error("one session for two clients")
+	}
+}
+
+func TestShutdownClosesEverySession(t *testing.T) {
+	r := start(t, "")
+	streamableClient(t, r, transport.WithContinuousListening()) // holds a GET stream open
+	sse := sseClient(t, r)
+	lost := make(chan error, 1)
+	sse.OnConnectionLost(func(err error) { lost <- err })
+	if r.Sessions() != 2 {
+		t.Fatalf("%d sessions", r.Sessions())
+	}
+	began := time.Now()
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 3*time.Second {
+		t.Errorf("shutdown took %s with two idle sessions", took)
+	}
+	if r.Sessions() != 0 {
+		t.Errorf("%d sessions after shutdown", r.Sessions())
+	}
+	logs := r.logs.String()
+	if strings.Count(logs, `msg="MCP session closed"`) != 2 || !strings.Contains(logs, "HTTP transport stopped") {
+		t.Errorf("shutdown log:\n%s", logs)
+	}
+	if _, err := http.Get(r.base + PathStreamable); err == nil {
+		t.Error("still listening after shutdown")
+	}
+}
+
+func TestCheckListen(t *testing.T) {
+	for _, tc := range []struct{ addr, token, want string }{
+		{"127.0.0.1:8931", "", ""},
+		{"localhost:0", "", ""},
+		{"[::1]:8931", "", ""},
+		{"0.0.0.0:8931", "t", ""},
+		{"8931", "", "want HOST:PORT"},
+		{"127.0.0.1:http", "", "the port must be a number"},
+		{"127.0.0.1:70000", "", "the port must be a number"},
+		{"0.0.0.0:8931", "", "reachable from other machines"},
+		{":8931", "", "every interface is reachable"},
+		{"192.168.1.5:8931", "", "--token"},
+	} {
+		err := CheckListen(tc.addr, tc.token)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s (token %q): %v; want %q", tc.addr, tc.token, err, tc.want)
+		}
+	}
+}
+
+func TestListenOnATakenPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, err = Listen(taken.Addr().String())
+	var bind *BindError
+	if !errors.As(err, &bind) || !errors.Is(err, syscall.EADDRINUSE) || !strings.Contains(err.Error(), "pick another port with --listen") {
+		t.Fatalf("%v", err)
+	}
+}
