@@ -140,6 +140,10 @@ func runServe(args []string) int {
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
+	attach, code, ok := f.attachEndpoint(ctx)
+	if !ok {
+		return code
+	}
 	c, err := coordinator.New(coordinator.Config{
 		Options:   opts,
 		StateDir:  state.DefaultDir(f.stateDir),
@@ -154,6 +158,9 @@ func runServe(args []string) int {
 		return fail(os.Stderr, "%v", err)
 	}
 	c.Proxy().SetControl(control.Handler(c, c.Token()))
+	if attach != nil {
+		c.SetEndpoint(attach)
+	}
 	defer func() {
 		done := make(chan struct{})
 		go func() { c.Close(); close(done) }()

@@ -66,6 +66,10 @@ type Endpoint struct {
 	Describe string      // for status and messages: "VS Code's CDP port 41234"
 	// View, if set, narrows what clients see (Tier 2) and provides the tabs.
 	View func(ctx context.Context, b cdpproxy.Backend, onChange func()) (cdpproxy.Filter, Pages, error)
+	// OnUnreachable, if set, is called when a need finds the endpoint gone;
+	// the coordinator then launches a browser of its own instead (Tier 2
+	// falls back to Tier 1 when VS Code quits).
+	OnUnreachable func(error)
 }
 
 // launchBackend starts a browser (Tier 1).
@@ -125,7 +129,7 @@ func (c *Coordinator) connectBackend(e *Endpoint) (*backend, error) {
 	b := &backend{
 		kind:     e.Kind,
 		proxy:    pb,
-		info:     state.Browser{Type: e.Kind, Path: redact(e.URL), Version: productVersion(product)},
+		info:     state.Browser{Type: e.Kind, Path: Redact(e.URL), Version: productVersion(product)},
 		describe: e.Describe,
 	}
 	if e.View != nil {
@@ -138,7 +142,7 @@ func (c *Coordinator) connectBackend(e *Endpoint) (*backend, error) {
 		b.pages = followPages(c.ctx, pb, c.publishSoon)
 	}
 	b.done = b.pages.Lost()
-	c.log.Info("connected to an existing browser", "backend", e.Kind, "endpoint", redact(e.URL), "browser", product)
+	c.log.Info("connected to an existing browser", "backend", e.Kind, "endpoint", Redact(e.URL), "browser", product)
 	return b, nil
 }
 
@@ -158,11 +162,11 @@ func ProbeEndpoint(ctx context.Context, endpoint string, header http.Header) (cd
 			WS      string `json:"webSocketDebuggerUrl"`
 		}
 		if err := getJSON(ctx, b, strings.TrimSuffix(u.Path, "/")+"/json/version", &v); err != nil {
-			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, redact(endpoint), err)
+			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
 		ws, err := url.Parse(v.WS)
 		if err != nil || ws.Path == "" {
-			return b, "", fmt.Errorf("%w: %s answered /json/version without a webSocketDebuggerUrl", ErrUnreachable, redact(endpoint))
+			return b, "", fmt.Errorf("%w: %s answered /json/version without a webSocketDebuggerUrl", ErrUnreachable, Redact(endpoint))
 		}
 		// The browser may name an address of its own (0.0.0.0, a container's
 		// name): only its path counts; the address is the one we reach.
@@ -172,11 +176,11 @@ func ProbeEndpoint(ctx context.Context, endpoint string, header http.Header) (cd
 		b.TLS, b.NoHTTP, b.WSPath, b.Query = u.Scheme == "wss", true, u.RequestURI(), ""
 		product, err := probeWS(ctx, b)
 		if err != nil {
-			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, redact(endpoint), err)
+			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
 		return b, product, nil
 	}
-	return b, "", fmt.Errorf("%q: unsupported scheme %q: use http://, https://, ws:// or wss://", redact(endpoint), u.Scheme)
+	return b, "", fmt.Errorf("%q: unsupported scheme %q: use http://, https://, ws:// or wss://", Redact(endpoint), u.Scheme)
 }
 
 func hostPort(u *url.URL) string {
@@ -233,8 +237,8 @@ func probeWS(ctx context.Context, b cdpproxy.Backend) (string, error) {
 	return v.Product, nil
 }
 
-// redact drops credentials from a URL for logs and status.
-func redact(raw string) string {
+// Redact drops credentials (user info, the query) from a URL for logs and status.
+func Redact(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "(unparsable URL)"

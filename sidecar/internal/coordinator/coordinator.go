@@ -98,6 +98,8 @@ type Coordinator struct {
 
 	publishMu sync.Mutex    // orders state file writes
 	dirty     chan struct{} // a state file write is wanted (publishSoon)
+
+	ending sync.WaitGroup // backends ending in the background (Close waits)
 }
 
 // VSCodeStatus says how the coordinator relates to VS Code; the VS Code tier
@@ -266,6 +268,18 @@ func (c *Coordinator) startFlightLocked() *flight {
 		var err error
 		if endpoint != nil {
 			b, err = c.connectBackend(endpoint)
+			if errors.Is(err, ErrUnreachable) && endpoint.OnUnreachable != nil {
+				// VS Code quit: fall back to a browser of our own, now.
+				c.log.Warn("falling back to a launched browser", "reason", err)
+				c.mu.Lock()
+				if c.endpoint == endpoint {
+					c.endpoint = nil
+				}
+				c.mu.Unlock()
+				go endpoint.OnUnreachable(err)
+				endpoint = nil
+				b, err = c.launchBackend(opts)
+			}
 		} else {
 			b, err = c.launchBackend(opts)
 		}
@@ -274,17 +288,18 @@ func (c *Coordinator) startFlightLocked() *flight {
 			c.flight = nil
 		}
 		switch {
-		case err == nil && (c.closed || c.endpoint != endpoint):
-			// Closed, or the mode changed while this start was under way.
+		case err == nil && c.closed:
 			c.mu.Unlock()
 			b.shutdown(context.Background())
 			c.mu.Lock()
-			if c.closed {
-				err = ErrClosed
-			} else {
-				err = errors.New("the browser changed while it was starting; try again")
-				c.state = f.prev
-			}
+			err = ErrClosed
+		case err == nil && c.endpoint != endpoint:
+			// The mode changed while this start was under way: its waiters
+			// loop and join a start in the new mode.
+			c.mu.Unlock()
+			b.shutdown(context.Background())
+			c.mu.Lock()
+			c.state = Idle
 		case err == nil:
 			c.cur, c.state, c.lastErr = b, Running, nil
 			info := b.info
@@ -450,9 +465,10 @@ func (c *Coordinator) stopCurrent(ctx context.Context, final State) {
 }
 
 // SetEndpoint switches what the proxy fronts: e's browser, or with nil a
-// browser the coordinator launches. The current backend ends (a launched
-// browser is stopped), clients reconnect through the same port, and a
-// browser that is connected to rather than launched is connected at once.
+// browser the coordinator launches. Clients are disconnected and reconnect
+// through the same port; an endpoint is connected at once. The old backend
+// ends in the background (a launched browser's graceful stop takes a while
+// and holds nothing up).
 func (c *Coordinator) SetEndpoint(e *Endpoint) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
@@ -463,16 +479,23 @@ func (c *Coordinator) SetEndpoint(e *Endpoint) {
 		return
 	}
 	c.endpoint = e
-	c.mu.Unlock()
-	c.stopCurrent(context.Background(), Idle)
-	c.mu.Lock()
-	if c.state != Running && c.flight == nil {
+	old := c.cur
+	c.cur = nil
+	if c.flight == nil {
 		c.state, c.lastErr = Idle, nil
-		if e != nil && !c.closed {
+		if e != nil {
 			c.startFlightLocked()
 		}
 	}
 	c.mu.Unlock()
+	c.proxy.DropConnections()
+	if old != nil {
+		c.ending.Add(1)
+		go func() {
+			defer c.ending.Done()
+			old.shutdown(context.Background())
+		}()
+	}
 	c.publishQuietly()
 }
 
@@ -508,6 +531,7 @@ func (c *Coordinator) Close() error {
 		<-f.done
 	}
 	c.stopCurrent(context.Background(), Stopped)
+	c.ending.Wait()
 	c.cancel()
 	err := c.proxy.Close()
 	c.publishMu.Lock()

@@ -1,6 +1,7 @@
 package coordinator
 
 import (
+	"net"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -60,4 +61,16 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+// deadPort is a loopback port nothing listens on.
+func deadPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return port
 }

@@ -1,0 +1,185 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+)
+
+// otherBrowser is a browser the coordinator did not start.
+func otherBrowser(t *testing.T) *launcher.Browser {
+	t.Helper()
+	root, err := os.MkdirTemp("", "o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root, URL: "data:text/html,<title>other-browser</title>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Stop(context.Background()); os.RemoveAll(root) })
+	return b
+}
+
+func attachTo(b *launcher.Browser) *Endpoint {
+	return &Endpoint{Kind: state.BackendAttach, URL: "http://" + b.Addr(), Describe: "the browser at " + b.Addr()}
+}
+
+// pagesSeen lists the page URLs a client sees through the proxy.
+func pagesSeen(t *testing.T, c *Coordinator) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	res, err := conn.Call(ctx, "", "Target.getTargets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(res)
+}
+
+func TestAttach(t *testing.T) {
+	other := otherBrowser(t)
+	c := newCoordinator(t, Config{})
+	c.SetEndpoint(attachTo(other))
+	ctx := context.Background()
+
+	s, err := c.Ensure(ctx)
+	if err != nil || s.State != Running || s.Backend != state.BackendAttach || s.Browser.Type != state.BackendAttach || s.Browser.PID != 0 {
+		t.Fatalf("attached: %+v %v", s, err)
+	}
+	if c.launches != 1 || !strings.Contains(pagesSeen(t, c), "other-browser") {
+		t.Fatal("clients do not reach the attached browser")
+	}
+	if f := readState(t, c); f.Backend != state.BackendAttach || f.State != "running" {
+		t.Fatalf("state file: %+v", f)
+	}
+
+	// Browser options cannot change a browser the coordinator did not start.
+	_, _, err = c.Launch(ctx, func(o *Options) { o.Headless = !o.Headless })
+	var bad *BadRequestError
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "reconnects") {
+		t.Fatalf("launch with other options: %v", err)
+	}
+	// Stop lets go; it never kills what it did not start.
+	if s, _ = c.Stop(ctx); s.State != Stopped || !proc.Alive(other.PID) {
+		t.Fatalf("stop: %+v, attached browser alive: %v", s, proc.Alive(other.PID))
+	}
+	if s, err = c.Restart(ctx); err != nil || s.State != Running || !proc.Alive(other.PID) {
+		t.Fatalf("restart reconnects: %+v %v", s, err)
+	}
+}
+
+func TestAttachedBrowserGoingAwayIsNoticed(t *testing.T) {
+	other := otherBrowser(t)
+	c := newCoordinator(t, Config{})
+	c.SetEndpoint(attachTo(other))
+	if _, err := c.Ensure(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	changed := watchState(t, c.StatePath())
+	other.Stop(context.Background())
+	waitFor(t, changed, func(f state.File) bool { return f.State == "crashed" })
+	if s := c.Status(); !strings.Contains(s.LastError, "lost the connection to the browser at") {
+		t.Fatalf("status: %+v", s)
+	}
+	_, err := c.Ensure(context.Background())
+	if !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("the next need: %v", err)
+	}
+	if c.Status().Backend != state.BackendAttach {
+		t.Fatal("attach mode must never fall back to launching")
+	}
+}
+
+func TestSwitchingBackendsLive(t *testing.T) {
+	other := otherBrowser(t)
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+	s, err := c.Ensure(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launched, port := s.Browser.PID, s.ProxyPort
+	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	c.SetEndpoint(attachTo(other))
+	select {
+	case <-conn.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("a client of the old backend was not disconnected")
+	}
+	if !strings.Contains(pagesSeen(t, c), "other-browser") {
+		t.Fatal("after the switch, clients do not reach the new backend")
+	}
+	testutil.WaitExit(t, launched, 10*time.Second) // the launched browser is no longer needed
+	if s := c.Status(); s.ProxyPort != port || s.Backend != state.BackendAttach {
+		t.Fatalf("after the switch: %+v", s)
+	}
+
+	c.SetEndpoint(nil)
+	if strings.Contains(pagesSeen(t, c), "other-browser") {
+		t.Fatal("after switching back, clients still reach the attached browser")
+	}
+	if s := c.Status(); s.Backend != state.BackendTier1 || s.Browser.PID == 0 || !proc.Alive(other.PID) {
+		t.Fatalf("back to a launched browser: %+v", s)
+	}
+}
+
+func TestUnreachableEndpointFallsBackWhenAsked(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	fellBack := make(chan error, 1)
+	c.SetEndpoint(&Endpoint{Kind: state.BackendTier2, URL: fmt.Sprintf("http://127.0.0.1:%d", deadPort(t)), Describe: "VS Code's CDP port",
+		OnUnreachable: func(err error) { fellBack <- err }})
+	s, err := c.Ensure(context.Background())
+	if err != nil || s.Backend != state.BackendTier1 || s.State != Running {
+		t.Fatalf("fallback: %+v %v", s, err)
+	}
+	select {
+	case err := <-fellBack:
+		if !errors.Is(err, ErrUnreachable) {
+			t.Fatalf("OnUnreachable got %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnUnreachable not called")
+	}
+}
+
+func TestProbeEndpointRefusesBadURLs(t *testing.T) {
+	for _, raw := range []string{"localhost:9222", "ftp://127.0.0.1:9222", "http://", "::"} {
+		if _, _, err := ProbeEndpoint(context.Background(), raw, nil); err == nil || errors.Is(err, ErrUnreachable) {
+			t.Errorf("ProbeEndpoint(%q) = %v; want a usage error", raw, err)
+		}
+	}
+	if _, _, err := ProbeEndpoint(context.Background(), fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/x", deadPort(t)), nil); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("dead ws endpoint: %v", err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"wss://connect.example.com?apiKey=secret":    "wss://connect.example.com?…",
+		"https://user:pass@browser.example.com:3000/": "https://browser.example.com:3000/",
+		"http://127.0.0.1:9222":                       "http://127.0.0.1:9222",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+// Package vscodetier decides whether the coordinator drives VS Code's own
+// browser view (Tier 2) or a browser it launches (Tier 1), keeps that
+// decision live as VS Code's CDP port comes and goes, and presents VS Code's
+// browser view to CDP clients as the only page of a browser.
+//
+// The chain (../shared/DESIGN.md, "VS Code tiers"): inside VS Code
+// (TERM_PROGRAM=vscode or VSCODE_PID) and unless --no-vscode, VS Code's CDP
+// port is VSCODE_CDP_PORT, else the port file $TMPDIR/vscode-cdp-port the
+// extension writes, else a --remote-debugging-port on an ancestor process's
+// command line. The port must answer /json/version. VSCODE_CDP_PORT selects
+// Tier 2 on its own, inside VS Code or not: it is set on purpose.
+package vscodetier
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+)
+
+// PortFileName is the file the extension writes VS Code's CDP port to, in
+// the temp folder.
+const PortFileName = "vscode-cdp-port"
+
+// EnvPort names VS Code's CDP port directly.
+const EnvPort = "VSCODE_CDP_PORT"
+
+// Sources: which step of the chain found the port.
+const (
+	SourceEnv      = EnvPort
+	SourcePortFile = "port file"
+	SourceParent   = "parent process"
+)
+
+// Env is what the chain reads, injectable for tests.
+type Env struct {
+	Getenv   func(string) string
+	PortFile string // path of the port file
+	ReadFile func(string) ([]byte, error)
+	// Ancestors returns the command lines of the ancestor processes,
+	// nearest first.
+	Ancestors func() ([][]string, error)
+	// Probe checks that a port answers /json/version.
+	Probe func(ctx context.Context, port int) error
+}
+
+// System is the real environment.
+func System() Env {
+	return Env{
+		Getenv:    os.Getenv,
+		PortFile:  filepath.Join(os.TempDir(), PortFileName),
+		ReadFile:  os.ReadFile,
+		Ancestors: ancestorCommandLines,
+		Probe:     probe,
+	}
+}
+
+// Detect runs the chain once.
+func Detect(ctx context.Context, env Env, noVSCode bool) coordinator.VSCodeStatus {
+	inside := env.Getenv("TERM_PROGRAM") == "vscode" || env.Getenv("VSCODE_PID") != ""
+	d := coordinator.VSCodeStatus{Inside: inside, Tier: 1}
+	if noVSCode {
+		d.Reason = "--no-vscode: VS Code detection is off; the coordinator launches its own browser"
+		return d
+	}
+	var tried []string
+	try := func(source, raw string) bool {
+		port, err := ParsePort(raw)
+		if err == nil {
+			err = env.Probe(ctx, port)
+		}
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", source, err))
+			return false
+		}
+		d.Tier, d.Port, d.Source = 2, port, source
+		d.Reason = fmt.Sprintf("VS Code's CDP port %d (from the %s) answers: the agent drives VS Code's browser view", port, source)
+		return true
+	}
+	if v := env.Getenv(EnvPort); v != "" && try(SourceEnv, v) {
+		return d
+	}
+	if !inside && env.Getenv(EnvPort) == "" {
+		d.Reason = "not running inside VS Code: the coordinator launches its own browser"
+		return d
+	}
+	if data, err := env.ReadFile(env.PortFile); err == nil {
+		if try(SourcePortFile, string(data)) {
+			return d
+		}
+	} else {
+		tried = append(tried, fmt.Sprintf("%s: %s does not exist", SourcePortFile, env.PortFile))
+	}
+	if env.Ancestors != nil {
+		lines, _ := env.Ancestors()
+		if port, ok := RemoteDebuggingPort(lines); ok {
+			if try(SourceParent, strconv.Itoa(port)) {
+				return d
+			}
+		} else {
+			tried = append(tried, SourceParent+": no --remote-debugging-port with a fixed port")
+		}
+	}
+	d.Reason = "no live VS Code CDP port (" + strings.Join(tried, "; ") +
+		"): the coordinator launches its own browser; run \"Browser Coordinator: Enable Native CDP\" in VS Code and restart it to use VS Code's browser view"
+	return d
+}
+
+// ParsePort reads a port number; a port file may end with a newline, and a
+// half-written one is empty.
+func ParsePort(raw string) (int, error) {
+	s := strings.TrimSpace(raw)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if s == "" {
+		return 0, fmt.Errorf("empty")
+	}
+	port, err := strconv.Atoi(s)
+	if err != nil || port <= 0 || port > 65535 {
+		return 0, fmt.Errorf("%q is not a port", s)
+	}
+	return port, nil
+}
+
+// RemoteDebuggingPort finds --remote-debugging-port=N (or the flag and N as
+// two arguments) on the nearest ancestor that has it. Port 0 means "any"
+// and says nothing about the real port: it does not count.
+func RemoteDebuggingPort(commandLines [][]string) (int, bool) {
+	for _, args := range commandLines {
+		for i, a := range args {
+			var v string
+			switch {
+			case strings.HasPrefix(a, "--remote-debugging-port="):
+				v = strings.TrimPrefix(a, "--remote-debugging-port=")
+			case a == "--remote-debugging-port" && i+1 < len(args):
+				v = args[i+1]
+			default:
+				continue
+			}
+			if port, err := ParsePort(v); err == nil {
+				return port, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,32 @@
+package vscodetier
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+var probeClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 2 * time.Second}
+
+// probe checks that port answers /json/version with a browser endpoint.
+func probe(ctx context.Context, port int) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/json/version", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := probeClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("port %d does not answer", port)
+	}
+	defer resp.Body.Close()
+	var v struct {
+		WS string `json:"webSocketDebuggerUrl"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&v) != nil || v.WS == "" {
+		return fmt.Errorf("port %d answers, but not as a CDP endpoint", port)
+	}
+	return nil
+}
