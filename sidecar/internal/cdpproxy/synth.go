@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
 )
 
 // synthesizeJSON answers /json requests for a backend that has only a

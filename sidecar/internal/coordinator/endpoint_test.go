@@ -174,7 +174,7 @@ func TestProbeEndpointRefusesBadURLs(t *testing.T) {
 
 func TestRedact(t *testing.T) {
 	for in, want := range map[string]string{
-		"wss://connect.example.com?apiKey=secret":    "wss://connect.example.com?…",
+		"wss://connect.example.com?apiKey=secret":     "wss://connect.example.com?…",
 		"https://user:pass@browser.example.com:3000/": "https://browser.example.com:3000/",
 		"http://127.0.0.1:9222":                       "http://127.0.0.1:9222",
 	} {

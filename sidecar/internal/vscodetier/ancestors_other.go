@@ -4,5 +4,5 @@ package vscodetier
 
 import "errors"
 
-func parentOf(int) (int, error)          { return 0, errors.New("not supported on this OS") }
+func parentOf(int) (int, error)         { return 0, errors.New("not supported on this OS") }
 func commandLine(int) ([]string, error) { return nil, errors.New("not supported on this OS") }
