@@ -125,8 +125,11 @@ export function ensureCodeServer({ log = console.log } = {}) {
       fs.mkdirSync(tmpdir);
       const tgz = npmPack(`code-server@${CODE_SERVER_VERSION}`, work);
       seedRipgrep(tgz, work, tmpdir, log);
+      // Without the outer npm's variables: under `npm test` they carry its
+      // user agent (node/v20, which code-server's postinstall rejects) and
+      // its node path (node-gyp would build for Node 20).
       const env = {
-        ...process.env,
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k))),
         PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`, // npm and node-gyp run on Node 22
         npm_config_nodedir: nodeHome, // native modules against Node 22's headers
         npm_config_unsafe_perm: 'true', // code-server's postinstall refuses root without it
@@ -136,7 +139,7 @@ export function ensureCodeServer({ log = console.log } = {}) {
       try {
         npmInstall(dir, tgz, { env, log });
       } catch (err) {
-        throw new Error(`installing code-server ${CODE_SERVER_VERSION} failed (${err.message}); its native modules need: apt-get install -y ${aptPackages.join(' ')}`);
+        throw new Error(`installing code-server ${CODE_SERVER_VERSION} failed (${err.message}; npm's output is above). Its native modules need: apt-get install -y ${aptPackages.join(' ')}`);
       }
     } finally {
       fs.rmSync(work, { recursive: true, force: true });
