@@ -16,6 +16,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/vscodetier"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -170,6 +171,14 @@ func runServe(args []string) int {
 			log.Error("shutdown took too long; exiting anyway")
 		}
 	}()
+
+	if attach == nil {
+		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(), f.noVSCode, log)
+		if err != nil {
+			log.Warn("VS Code tier switching is off", "err", err)
+		}
+		defer tiers.Close()
+	}
 
 	srv := mcpserver.New(c)
 	if len(f.mcp) > 0 {

@@ -70,11 +70,12 @@ func Detect(ctx context.Context, env Env, noVSCode bool) coordinator.VSCodeStatu
 	var tried []string
 	try := func(source, raw string) bool {
 		port, err := ParsePort(raw)
-		if err == nil {
-			err = env.Probe(ctx, port)
-		}
 		if err != nil {
 			tried = append(tried, fmt.Sprintf("%s: %v", source, err))
+			return false
+		}
+		if err := env.Probe(ctx, port); err != nil {
+			tried = append(tried, fmt.Sprintf("%s: port %d %v", source, port, err))
 			return false
 		}
 		d.Tier, d.Port, d.Source = 2, port, source

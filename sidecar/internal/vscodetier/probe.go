@@ -19,14 +19,14 @@ func probe(ctx context.Context, port int) error {
 	}
 	resp, err := probeClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("port %d does not answer", port)
+		return fmt.Errorf("does not answer /json/version")
 	}
 	defer resp.Body.Close()
 	var v struct {
 		WS string `json:"webSocketDebuggerUrl"`
 	}
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&v) != nil || v.WS == "" {
-		return fmt.Errorf("port %d answers, but not as a CDP endpoint", port)
+		return fmt.Errorf("answers, but not as a CDP endpoint")
 	}
 	return nil
 }

@@ -1,0 +1,186 @@
+package vscodetier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+)
+
+// openSimpleBrowser opens the Simple Browser at u in a VS Code window, the
+// way a user does: the command palette (Ctrl+Shift+P, Cmd+Shift+P on a Mac;
+// F1 too in desktop VS Code — in a browser, F1 is the browser's Help), then
+// "Simple Browser: Show", Enter, the URL, Enter — as key events on the window
+// over CDP. It is the fallback for when no browser view is open and nobody
+// else (the extension) opened one; each step checks the palette is where it
+// should be.
+func (v *View) openSimpleBrowser(ctx context.Context, u string) error {
+	window, desktop, err := v.workbenchWindow(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": window, "flatten": true})
+	if err != nil {
+		return err
+	}
+	var att struct{ SessionID string }
+	_ = json.Unmarshal(res, &att)
+	s := palette{conn: v.conn, session: att.SessionID, desktop: desktop}
+	if res, err := s.call(ctx, "Runtime.evaluate", map[string]any{"expression": "navigator.platform", "returnByValue": true}); err == nil {
+		s.mac = strings.Contains(string(res), "Mac")
+	}
+	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
+	// A window in the background ignores keys unless it believes it has focus.
+	_, _ = s.call(ctx, "Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true})
+
+	v.log.Info("no browser view is open in VS Code; opening the Simple Browser", "url", u)
+	if err := s.open(ctx); err != nil {
+		return err
+	}
+	if err := s.typeText(ctx, "Simple Browser: Show"); err != nil {
+		return err
+	}
+	if err := s.press(ctx, "Enter"); err != nil {
+		return err
+	}
+	// The command asks for the URL in a second quick input.
+	if err := s.waitInput(ctx, func(value string) bool { return !strings.HasPrefix(value, ">") }); err != nil {
+		return fmt.Errorf("the Simple Browser did not ask for a URL (is the Simple Browser extension enabled?): %w", err)
+	}
+	if err := s.typeText(ctx, u); err != nil {
+		return err
+	}
+	return s.press(ctx, "Enter")
+}
+
+// workbenchWindow is a target known to be a VS Code window; desktop says
+// whether it is desktop VS Code (Electron) rather than a web build.
+func (v *View) workbenchWindow(ctx context.Context) (id string, desktop bool, err error) {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		v.mu.Lock()
+		for id, t := range v.targets {
+			if t.Type == "page" && (isWorkbenchURL(t.URL) || v.workbench[id]) {
+				v.mu.Unlock()
+				return id, isWorkbenchURL(t.URL), nil
+			}
+		}
+		v.mu.Unlock()
+		if time.Now().After(deadline) {
+			return "", false, errors.New("no VS Code window among the targets")
+		}
+		select {
+		case <-time.After(50 * time.Millisecond): // pages are still being probed
+		case <-ctx.Done():
+			return "", false, ctx.Err()
+		}
+	}
+}
+
+type palette struct {
+	conn    *cdp.Conn
+	session string
+	desktop bool // desktop VS Code: F1 is safe
+	mac     bool // Cmd, not Ctrl
+}
+
+func (p palette) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return p.conn.Call(ctx, p.session, method, params)
+}
+
+var keys = map[string]struct {
+	code string
+	vk   int
+}{
+	"F1":    {"F1", 112},
+	"Enter": {"Enter", 13},
+	"P":     {"KeyP", 80},
+}
+
+// CDP modifier bits.
+const (
+	modCtrl  = 2
+	modMeta  = 4
+	modShift = 8
+)
+
+func (p palette) press(ctx context.Context, key string) error { return p.chord(ctx, key, 0) }
+
+func (p palette) chord(ctx context.Context, key string, modifiers int) error {
+	k := keys[key]
+	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+		params := map[string]any{"type": typ, "key": key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk, "modifiers": modifiers}
+		if key == "Enter" && typ == "rawKeyDown" {
+			if _, err := p.call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "char", "text": "\r", "key": "Enter"}); err != nil {
+				return err
+			}
+		}
+		if _, err := p.call(ctx, "Input.dispatchKeyEvent", params); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p palette) typeText(ctx context.Context, text string) error {
+	_, err := p.call(ctx, "Input.insertText", map[string]any{"text": text})
+	return err
+}
+
+// inputState reports the focused quick input's value, if one is focused.
+const inputState = `(() => { const i = document.querySelector('.quick-input-widget input');
+  return i && i.offsetParent !== null && document.activeElement === i ? i.value : null })()`
+
+// waitInput waits until a quick input has focus and its value satisfies ok.
+func (p palette) waitInput(ctx context.Context, ok func(value string) bool) error {
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		res, err := p.call(ctx, "Runtime.evaluate", map[string]any{"expression": inputState, "returnByValue": true})
+		if err != nil {
+			return err
+		}
+		var out struct {
+			Result struct {
+				Value *string `json:"value"`
+			} `json:"result"`
+		}
+		_ = json.Unmarshal(res, &out)
+		if out.Result.Value != nil && ok(*out.Result.Value) {
+			return nil
+		}
+		select {
+		case <-time.After(50 * time.Millisecond): // the UI is animating; nothing to wait on over CDP
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return errors.New("timed out")
+}
+
+// open opens the command palette, retrying: right after start-up VS Code's
+// walkthrough can take the focus away again.
+func (p palette) open(ctx context.Context) error {
+	mod := modCtrl | modShift
+	if p.mac {
+		mod = modMeta | modShift
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		var err error
+		if p.desktop && attempt%2 == 1 {
+			err = p.press(ctx, "F1")
+		} else {
+			err = p.chord(ctx, "P", mod)
+		}
+		if err != nil {
+			return err
+		}
+		if p.waitInput(ctx, func(value string) bool { return strings.HasPrefix(value, ">") }) == nil {
+			return nil
+		}
+	}
+	return errors.New("the command palette did not open")
+}

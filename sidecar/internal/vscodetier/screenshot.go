@@ -1,0 +1,96 @@
+package vscodetier
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
+	"github.com/tidwall/gjson"
+)
+
+// screenshot serves Page.captureScreenshot for an iframe view, which
+// Chromium refuses ("top-level targets only"): it captures VS Code's window
+// clipped to the iframe's box. The iframe's box comes from the window
+// (DOM.getFrameOwner + DOM.getBoxModel: top-level CSS pixels); a clip the
+// client gives is in the iframe's page coordinates, so the iframe's scroll
+// offset is taken off and its box origin added. What is outside the
+// iframe's visible box cannot be captured and is cut off.
+func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridge.Message {
+	parent, err := p.parentSession(ctx, s)
+	if err != nil {
+		return cdpbridge.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
+	}
+	owner, err := s.Call(ctx, parent, "DOM.getFrameOwner", map[string]string{"frameId": p.viewID})
+	if err != nil {
+		return cdpbridge.Fail(m, "browser-coordinator: cannot find VS Code's browser view in its window: %v", err)
+	}
+	box, err := s.Call(ctx, parent, "DOM.getBoxModel", map[string]int64{"backendNodeId": gjson.GetBytes(owner, "backendNodeId").Int()})
+	if err != nil {
+		return cdpbridge.Fail(m, "browser-coordinator: cannot measure VS Code's browser view: %v", err)
+	}
+	quad := gjson.GetBytes(box, "model.content").Array()
+	if len(quad) != 8 {
+		return cdpbridge.Fail(m, "browser-coordinator: VS Code's browser view has no box (is it hidden?)")
+	}
+	frame := rect{x: quad[0].Float(), y: quad[1].Float(), w: quad[4].Float() - quad[0].Float(), h: quad[5].Float() - quad[1].Float()}
+
+	params := map[string]any{}
+	_ = json.Unmarshal(m.Params, &params)
+	clip := frame
+	scale := 1.0
+	if c := gjson.GetBytes(m.Params, "clip"); c.Exists() {
+		metrics, err := s.Call(ctx, m.SessionID, "Page.getLayoutMetrics", nil)
+		if err != nil {
+			return cdpbridge.Fail(m, "%v", err)
+		}
+		scrollX := gjson.GetBytes(metrics, "cssLayoutViewport.pageX").Float()
+		scrollY := gjson.GetBytes(metrics, "cssLayoutViewport.pageY").Float()
+		clip = rect{x: frame.x + c.Get("x").Float() - scrollX, y: frame.y + c.Get("y").Float() - scrollY, w: c.Get("width").Float(), h: c.Get("height").Float()}.intersect(frame)
+		if s := c.Get("scale").Float(); s > 0 {
+			scale = s
+		}
+	}
+	if clip.w <= 0 || clip.h <= 0 {
+		return cdpbridge.Fail(m, "browser-coordinator: the requested area is outside the visible part of VS Code's browser view")
+	}
+	params["clip"] = map[string]float64{"x": clip.x, "y": clip.y, "width": clip.w, "height": clip.h, "scale": scale}
+	params["captureBeyondViewport"] = false
+	res, err := s.Call(ctx, parent, "Page.captureScreenshot", params)
+	return answer(m, res, err)
+}
+
+// parentSession is the bridge's own (hidden) session on the window that
+// holds the iframe view.
+func (p *viewPolicy) parentSession(ctx context.Context, s *cdpbridge.Session) (string, error) {
+	p.mu.Lock()
+	parent := p.parent
+	p.mu.Unlock()
+	if parent != "" {
+		return parent, nil
+	}
+	window, err := p.view.parentPage(ctx, p.viewID)
+	if err != nil {
+		return "", err
+	}
+	res, err := s.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": window, "flatten": true})
+	if err != nil {
+		return "", err
+	}
+	session := gjson.GetBytes(res, "sessionId").String()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hidden[session] = true
+	if p.parent == "" {
+		p.parent = session
+	}
+	return p.parent, nil
+}
+
+type rect struct{ x, y, w, h float64 }
+
+func (r rect) intersect(o rect) rect {
+	x0, y0 := math.Max(r.x, o.x), math.Max(r.y, o.y)
+	x1, y1 := math.Min(r.x+r.w, o.x+o.w), math.Min(r.y+r.h, o.y+o.h)
+	return rect{x: x0, y: y0, w: x1 - x0, h: y1 - y0}
+}

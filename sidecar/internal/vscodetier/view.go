@@ -1,0 +1,440 @@
+package vscodetier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+)
+
+// View is VS Code's browser view as CDP clients see it in Tier 2: the
+// integrated browser's page target when there is one, else the Simple
+// Browser's content iframe (a page from another site than the workbench is
+// its own iframe target). Clients see it as the only page of a browser; VS
+// Code's own windows are never shown to them.
+//
+// View follows VS Code's targets on a connection of its own, implements
+// cdpproxy.Filter (what clients see) and coordinator.Pages (tab tools and
+// currentUrl).
+type View struct {
+	backend  cdpproxy.Backend
+	conn     *cdp.Conn
+	onChange func()
+	log      *slog.Logger
+
+	mu        sync.Mutex
+	targets   map[string]target
+	order     []string        // candidate views, most recently active last
+	workbench map[string]bool // page target id → is a VS Code window (probed once)
+	appeared  chan struct{}   // closed and replaced whenever a candidate appears
+}
+
+// target is what Target.* events say about a target.
+type target struct {
+	ID       string `json:"targetId"`
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	URL      string `json:"url"`
+	Attached bool   `json:"attached"`
+}
+
+// NewView connects to VS Code's CDP endpoint and starts following its
+// targets. It is coordinator.Endpoint's View hook.
+func NewView(ctx context.Context, b cdpproxy.Backend, onChange func(), log *slog.Logger) (*View, error) {
+	v := &View{backend: b, onChange: onChange, log: log, targets: map[string]target{}, workbench: map[string]bool{}, appeared: make(chan struct{})}
+	conn, err := b.DialCDP(ctx, v.onEvent)
+	if err != nil {
+		return nil, err
+	}
+	v.conn = conn
+	if _, err := conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return v, nil
+}
+
+// onEvent runs on the reading goroutine; probing a page is left to a goroutine.
+func (v *View) onEvent(m cdp.Message) {
+	var ev struct {
+		TargetInfo target `json:"targetInfo"`
+		TargetID   string `json:"targetId"`
+	}
+	switch m.Method {
+	case "Target.targetCreated", "Target.targetInfoChanged":
+		if json.Unmarshal(m.Params, &ev) != nil {
+			return
+		}
+		t := ev.TargetInfo
+		v.mu.Lock()
+		before := v.currentURLLocked()
+		prev, known := v.targets[t.ID]
+		v.targets[t.ID] = t
+		_, probed := v.workbench[t.ID]
+		if v.candidateLocked(t) && (!known || prev.URL != t.URL) {
+			v.touchLocked(t.ID)
+		}
+		changed := v.currentURLLocked() != before
+		v.mu.Unlock()
+		// A page is (re)probed when it appears and when it changes: VS
+		// Code's window builds its DOM after loading, then retitles itself.
+		if t.Type == "page" && !isWorkbenchURL(t.URL) && (!probed || prev.Title != t.Title || prev.URL != t.URL) {
+			go func() { v.probe(t.ID) }()
+		}
+		if changed && v.onChange != nil {
+			v.onChange()
+		}
+	case "Target.targetDestroyed":
+		if json.Unmarshal(m.Params, &ev) != nil {
+			return
+		}
+		v.mu.Lock()
+		before := v.currentURLLocked()
+		delete(v.targets, ev.TargetID)
+		v.order = slices.DeleteFunc(v.order, func(id string) bool { return id == ev.TargetID })
+		changed := v.currentURLLocked() != before
+		v.mu.Unlock()
+		if changed && v.onChange != nil {
+			v.onChange()
+		}
+	}
+}
+
+// isWorkbenchURL: VS Code desktop windows load vscode-file://.
+func isWorkbenchURL(u string) bool { return strings.HasPrefix(u, "vscode-file:") }
+
+// isWorkbenchDOM answers, once the document is parsed, whether a page is a
+// VS Code window: desktop and web workbenches build .monaco-workbench, and
+// web ones (code-server, vscode.dev) carry their configuration in a meta tag
+// from the first byte, before any script runs.
+const isWorkbenchDOM = `new Promise(done => {
+  const check = () => done({url: location.href,
+    workbench: !!document.querySelector('.monaco-workbench, #vscode-workbench-web-configuration')});
+  document.readyState === 'loading' ? addEventListener('DOMContentLoaded', check) : check();
+})`
+
+// probe asks a page whether it is a VS Code window (web builds serve the
+// workbench over http, so the URL does not tell) and records the answer.
+// A page still showing its initial empty document, or navigating while it
+// is asked, gives no answer: it is no candidate until asked again, when its
+// target info changes.
+func (v *View) probe(id string) (isWorkbench, known bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	v.mu.Lock()
+	want := v.targets[id].URL
+	v.mu.Unlock()
+	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true})
+	if err != nil {
+		return false, false
+	}
+	var att struct{ SessionID string }
+	_ = json.Unmarshal(res, &att)
+	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
+	out, err := v.conn.Call(ctx, att.SessionID, "Runtime.evaluate", map[string]any{
+		"expression": isWorkbenchDOM, "awaitPromise": true, "returnByValue": true})
+	if err != nil {
+		return false, false
+	}
+	var r struct {
+		Result struct {
+			Value struct {
+				URL       string `json:"url"`
+				Workbench bool   `json:"workbench"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(out, &r) != nil || (r.Result.Value.URL == "about:blank" && want != "about:blank") {
+		return false, false
+	}
+	isWorkbench = r.Result.Value.Workbench
+	v.mu.Lock()
+	v.workbench[id] = isWorkbench
+	if t, ok := v.targets[id]; ok && v.candidateLocked(t) {
+		v.touchLocked(id)
+	} else {
+		v.order = slices.DeleteFunc(v.order, func(o string) bool { return o == id })
+	}
+	v.mu.Unlock()
+	if v.onChange != nil {
+		v.onChange()
+	}
+	return isWorkbench, true
+}
+
+// candidateLocked: can t be the browser view?
+func (v *View) candidateLocked(t target) bool {
+	switch t.Type {
+	case "page":
+		if isWorkbenchURL(t.URL) || strings.HasPrefix(t.URL, "devtools:") || strings.HasPrefix(t.URL, "chrome:") {
+			return false
+		}
+		isWorkbench, probed := v.workbench[t.ID]
+		return probed && !isWorkbench
+	case "iframe":
+		// VS Code's own frames are webviews (vscode-webview://); a frame of
+		// another site is a browser view, also once it navigated to
+		// about:blank or a data: URL.
+		u, err := url.Parse(t.URL)
+		if err != nil {
+			return false
+		}
+		switch u.Scheme {
+		case "http", "https", "file", "about", "data", "blob":
+			return true
+		}
+	}
+	return false
+}
+
+func (v *View) touchLocked(id string) {
+	v.order = append(slices.DeleteFunc(v.order, func(o string) bool { return o == id }), id)
+	close(v.appeared)
+	v.appeared = make(chan struct{})
+}
+
+// currentLocked picks the view: an integrated browser page before a Simple
+// Browser iframe, the most recently active first.
+func (v *View) currentLocked() (target, bool) {
+	for _, kind := range []string{"page", "iframe"} {
+		for i := len(v.order) - 1; i >= 0; i-- {
+			if t, ok := v.targets[v.order[i]]; ok && t.Type == kind && v.candidateLocked(t) {
+				return t, true
+			}
+		}
+	}
+	return target{}, false
+}
+
+func (v *View) currentURLLocked() string {
+	t, ok := v.currentLocked()
+	if !ok {
+		return ""
+	}
+	return cleanURL(t.URL)
+}
+
+// cleanURL drops the query parameters the Simple Browser adds to bust caches.
+func cleanURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery == "" {
+		return raw
+	}
+	q := u.Query()
+	if q.Get("vscodeBrowserReqId") == "" {
+		return raw
+	}
+	q.Del("vscodeBrowserReqId")
+	q.Del("id")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Current is the view now, if one is open.
+func (v *View) Current() (target, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.currentLocked()
+}
+
+// ErrNoView says there is no browser view and how to get one.
+var ErrNoView = errors.New("no browser view is open in VS Code: run \"Simple Browser: Show\" (or open the integrated browser) in VS Code, or call coordinator_open_tab with a URL")
+
+// waitView returns the view, waiting up to d for one to appear.
+func (v *View) waitView(ctx context.Context, d time.Duration) (target, error) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		v.mu.Lock()
+		t, ok := v.currentLocked()
+		appeared := v.appeared
+		v.mu.Unlock()
+		if ok {
+			return t, nil
+		}
+		select {
+		case <-appeared:
+		case <-deadline.C:
+			return target{}, ErrNoView
+		case <-ctx.Done():
+			return target{}, ctx.Err()
+		}
+	}
+}
+
+// ensureView returns the view, opening the Simple Browser at openURL when
+// none is open.
+func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
+	// Targets arrive right after discovery starts, and pages are probed:
+	// give a view that exists a moment to be known. A page is probed once
+	// more before a client gets it: VS Code's window must never be handed out.
+	for {
+		t, err := v.waitView(ctx, 500*time.Millisecond)
+		if err != nil {
+			break
+		}
+		if t.Type != "page" {
+			return t, nil
+		}
+		if isWorkbench, known := v.probe(t.ID); known && !isWorkbench {
+			return t, nil
+		}
+	}
+	if openURL == "" {
+		openURL = "about:blank"
+	}
+	if err := v.openSimpleBrowser(ctx, openURL); err != nil {
+		return target{}, fmt.Errorf("%w (opening one failed: %v)", ErrNoView, err)
+	}
+	return v.waitView(ctx, 15*time.Second)
+}
+
+// Visible implements cdpproxy.Filter: the view, opened if needed.
+func (v *View) Visible(ctx context.Context) ([]string, error) {
+	t, err := v.ensureView(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return []string{t.ID}, nil
+}
+
+// Refusal implements cdpproxy.Filter for the /json endpoints that change the browser.
+func (v *View) Refusal(path string) string {
+	p := strings.TrimSuffix(path, "/")
+	switch {
+	case p == "/json/new":
+		return refuseNewWindow
+	case strings.HasPrefix(p, "/json/close/"):
+		return refuseClose
+	case strings.HasPrefix(p, "/json/activate/"):
+		if t, ok := v.Current(); !ok || t.ID != strings.TrimPrefix(p, "/json/activate/") {
+			return "only VS Code's browser view can be activated"
+		}
+	}
+	return ""
+}
+
+// Bridge implements cdpproxy.Filter: every client goes through a policy
+// that shows it the view and nothing else.
+func (v *View) Bridge(ctx context.Context, page string) (cdpbridge.Options, error) {
+	t, err := v.ensureView(ctx, "")
+	if err != nil {
+		return cdpbridge.Options{}, err
+	}
+	if page != "" && page != t.ID {
+		return cdpbridge.Options{}, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
+	}
+	p := &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}, hidden: map[string]bool{}}
+	return cdpbridge.Options{Policy: p, PageTarget: page}, nil
+}
+
+// parentPage finds the VS Code window that holds an iframe view, from VS
+// Code's /json/list (each iframe names its page as parentId).
+func (v *View) parentPage(ctx context.Context, iframe string) (string, error) {
+	scheme := "http://"
+	if v.backend.TLS {
+		scheme = "https://"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+v.backend.Addr+"/json/list", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var list []struct{ ID, ParentID string }
+	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+		return "", err
+	}
+	for _, t := range list {
+		if t.ID == iframe && t.ParentID != "" {
+			return t.ParentID, nil
+		}
+	}
+	return "", fmt.Errorf("the window that holds VS Code's browser view is not known")
+}
+
+// The view as coordinator.Pages.
+
+// Tabs lists the one tab clients have in Tier 2.
+func (v *View) Tabs(ctx context.Context) ([]coordinator.Tab, error) {
+	t, ok := v.Current()
+	if !ok {
+		return []coordinator.Tab{}, nil
+	}
+	return []coordinator.Tab{{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}}, nil
+}
+
+// Open shows url in VS Code's browser view: the view navigates there, or the
+// Simple Browser opens at it when no view is open. Tier 2 has one page.
+func (v *View) Open(ctx context.Context, u string, _ bool) (coordinator.Tab, error) {
+	if t, ok := v.Current(); ok {
+		if err := v.navigate(ctx, t.ID, u); err != nil {
+			return coordinator.Tab{}, err
+		}
+		return coordinator.Tab{ID: t.ID, URL: u, Front: true}, nil
+	}
+	t, err := v.ensureView(ctx, u)
+	if err != nil {
+		return coordinator.Tab{}, err
+	}
+	return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
+}
+
+func (v *View) navigate(ctx context.Context, id, u string) error {
+	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true})
+	if err != nil {
+		return err
+	}
+	var att struct{ SessionID string }
+	_ = json.Unmarshal(res, &att)
+	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
+	_, err = v.conn.Call(ctx, att.SessionID, "Page.navigate", map[string]any{"url": u})
+	return err
+}
+
+// Focus accepts the view's id.
+func (v *View) Focus(ctx context.Context, id string) (coordinator.Tab, error) {
+	if t, ok := v.Current(); ok && t.ID == id {
+		return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
+	}
+	return coordinator.Tab{}, fmt.Errorf("%w %q: in Tier 2 VS Code's browser view is the only tab", coordinator.ErrNoTab, id)
+}
+
+// Close refuses: the view is VS Code's.
+func (v *View) Close(context.Context, string) error {
+	return errors.New("browser-coordinator: " + refuseClose)
+}
+
+// CurrentURL is the view's page.
+func (v *View) CurrentURL() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.currentURLLocked()
+}
+
+// Lost is closed when the connection to VS Code ends (VS Code quit).
+func (v *View) Lost() <-chan struct{} { return v.conn.Done() }
+
+// Shutdown closes the connection.
+func (v *View) Shutdown() { v.conn.Close() }
+
+const (
+	refuseNewWindow = "in Tier 2 the agent works in VS Code's browser view, its only page: opening new windows or tabs is refused; navigate the page instead (or start the coordinator with --no-vscode for a browser of its own)"
+	refuseClose     = "in Tier 2 nothing a client does may close VS Code or its browser view: closing targets is refused"
+	refuseReshape   = "in Tier 2 nothing a client does may close or reshape VS Code: %s is refused"
+)

@@ -1,0 +1,156 @@
+package vscodetier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/fsnotify/fsnotify"
+)
+
+// debounce lets a burst of events from one write settle: an atomic replace
+// gives CREATE and RENAME, an in-place write a truncating WRITE and another.
+const debounce = 15 * time.Millisecond
+
+// Watcher keeps the coordinator on the right tier as VS Code's CDP port
+// comes and goes: it watches the port file's folder (filtered by name) and
+// switches the proxy's backend live.
+type Watcher struct {
+	c        *coordinator.Coordinator
+	env      Env
+	noVSCode bool
+	log      *slog.Logger
+	fs       *fsnotify.Watcher
+	done     chan struct{}
+
+	mu      sync.Mutex
+	current coordinator.VSCodeStatus
+}
+
+// Start decides the tier now and, inside VS Code, keeps deciding it.
+func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bool, log *slog.Logger) (*Watcher, error) {
+	w := &Watcher{c: c, env: env, noVSCode: noVSCode, log: log, done: make(chan struct{})}
+	d := Detect(ctx, env, noVSCode)
+	w.apply(d, true)
+	if noVSCode || !d.Inside || env.PortFile == "" {
+		close(w.done)
+		return w, nil
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		close(w.done)
+		return w, fmt.Errorf("watch the VS Code port file: %w", err)
+	}
+	if err := fw.Add(filepath.Dir(env.PortFile)); err != nil {
+		fw.Close()
+		close(w.done)
+		return w, fmt.Errorf("watch %s: %w", filepath.Dir(env.PortFile), err)
+	}
+	w.fs = fw
+	go w.loop()
+	return w, nil
+}
+
+// Close stops watching.
+func (w *Watcher) Close() {
+	if w.fs != nil {
+		w.fs.Close()
+	}
+	<-w.done
+}
+
+func (w *Watcher) loop() {
+	defer close(w.done)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case ev, ok := <-w.fs.Events:
+			if !ok {
+				return
+			}
+			if filepath.Base(ev.Name) == PortFileName {
+				timer.Reset(debounce)
+			}
+		case err, ok := <-w.fs.Errors:
+			if !ok {
+				return
+			}
+			w.log.Debug("port file watch", "err", err)
+		case <-timer.C:
+			w.recheck()
+		}
+	}
+}
+
+// recheck runs the chain again after the port file changed.
+func (w *Watcher) recheck() {
+	data, err := w.env.ReadFile(w.env.PortFile)
+	if err == nil {
+		if _, perr := ParsePort(string(data)); perr != nil {
+			// Half-written (an in-place write truncates first): the next
+			// event brings the rest.
+			w.log.Debug("ignoring an incomplete port file", "content", string(data))
+			return
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	w.apply(Detect(ctx, w.env, w.noVSCode), false)
+}
+
+// apply switches the coordinator when the tier or the port changed.
+func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
+	w.mu.Lock()
+	changed := first || d.Tier != w.current.Tier || d.Port != w.current.Port
+	w.current = d
+	w.mu.Unlock()
+	w.c.SetVSCodeStatus(&d)
+	if !changed {
+		return
+	}
+	w.log.Info("VS Code tier", "tier", d.Tier, "port", d.Port, "reason", d.Reason)
+	if d.Tier != 2 {
+		w.c.SetEndpoint(nil)
+		return
+	}
+	port := d.Port
+	w.c.SetEndpoint(&coordinator.Endpoint{
+		Kind:     state.BackendTier2,
+		URL:      "http://127.0.0.1:" + strconv.Itoa(port),
+		Describe: fmt.Sprintf("VS Code's CDP port %d", port),
+		View: func(ctx context.Context, b cdpproxy.Backend, onChange func()) (cdpproxy.Filter, coordinator.Pages, error) {
+			v, err := NewView(ctx, b, onChange, w.log)
+			if err != nil {
+				return nil, nil, err
+			}
+			return v, v, nil
+		},
+		OnUnreachable: func(err error) { w.fellBack(port, err) },
+	})
+}
+
+// fellBack records that VS Code's port died and a browser was launched.
+func (w *Watcher) fellBack(port int, err error) {
+	d := coordinator.VSCodeStatus{
+		Inside: w.current.Inside,
+		Tier:   1,
+		Reason: fmt.Sprintf("VS Code's CDP port %d stopped answering (VS Code quit?): the coordinator launched its own browser; when VS Code's port is back in the port file it switches back", port),
+	}
+	w.mu.Lock()
+	w.current = d
+	w.mu.Unlock()
+	w.c.SetVSCodeStatus(&d)
+	w.log.Warn("VS Code's CDP port is gone; using a launched browser", "port", port, "err", err)
+}

@@ -1,0 +1,244 @@
+package vscodetier
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/fsnotify/fsnotify"
+)
+
+func tempDir(t *testing.T, prefix string) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+// standIn is a Chromium standing in for VS Code's Electron; its one page
+// (an "integrated browser") has title as its title.
+func standIn(t *testing.T, title string) *launcher.Browser {
+	t.Helper()
+	root := tempDir(t, "v")
+	b, err := launcher.Launch(context.Background(), launcher.Options{
+		Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root,
+		URL: "data:text/html,<title>" + title + "</title><h1>" + title + "</h1>",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Stop(context.Background()) })
+	return b
+}
+
+type fixture struct {
+	c        *coordinator.Coordinator
+	portFile string
+	states   <-chan state.File
+}
+
+func startFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := tempDir(t, "s")
+	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: testutil.BrowserPath(t), Headless: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	tmp := tempDir(t, "t")
+	env := System()
+	env.Getenv = func(k string) string {
+		if k == "TERM_PROGRAM" {
+			return "vscode"
+		}
+		return ""
+	}
+	env.PortFile = filepath.Join(tmp, PortFileName)
+	env.Ancestors = nil
+	f := &fixture{c: c, portFile: env.PortFile, states: watchStates(t, c.StatePath())}
+	w, err := Start(context.Background(), c, env, false, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Close)
+	return f
+}
+
+// watchStates delivers the coordinator's state file each time it is written.
+func watchStates(t *testing.T, path string) <-chan state.File {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Add(filepath.Dir(path))
+	out := make(chan state.File, 256)
+	go func() {
+		for ev := range w.Events {
+			if ev.Name == path {
+				if f, err := state.Read(path); err == nil {
+					out <- f
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { w.Close() })
+	return out
+}
+
+func (f *fixture) waitBackend(t *testing.T, backend string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case s := <-f.states:
+			if s.Backend == backend {
+				return time.Since(start)
+			}
+		case <-timeout:
+			t.Fatalf("backend never became %s (status %+v)", backend, f.c.Status())
+		}
+	}
+}
+
+func writeAtomic(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seen lists the titles of the pages a client sees through the proxy.
+func seen(t *testing.T, c *coordinator.Coordinator) []string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	res, err := conn.Call(ctx, "", "Target.getTargets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ TargetInfos []struct{ Type, Title string } }
+	json.Unmarshal(res, &got)
+	var titles []string
+	for _, ti := range got.TargetInfos {
+		if ti.Type == "page" {
+			titles = append(titles, ti.Title)
+		}
+	}
+	return titles
+}
+
+func TestPortFileSwitchesTheBackendLive(t *testing.T) {
+	vscode := standIn(t, "vscode-one")
+	other := standIn(t, "vscode-two")
+	f := startFixture(t)
+	if s := f.c.Status(); s.VSCode == nil || s.VSCode.Tier != 1 || !s.VSCode.Inside {
+		t.Fatalf("no port file: %+v", s.VSCode)
+	}
+	// A client of the launched browser, to be moved.
+	if _, err := f.c.Ensure(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	client, err := cdp.Dial(context.Background(), f.c.Proxy().WSEndpoint(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("atomic replace", func(t *testing.T) {
+		writeAtomic(t, f.portFile, strconv.Itoa(vscode.Port)+"\n")
+		took := f.waitBackend(t, state.BackendTier2)
+		t.Logf("port file → backend switched: %v", took)
+		select {
+		case <-client.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("the launched browser's client was not disconnected")
+		}
+		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-one" {
+			t.Fatalf("clients see %q, want only VS Code's browser view", got)
+		}
+		if s := f.c.Status(); s.VSCode.Tier != 2 || s.VSCode.Port != vscode.Port || s.VSCode.Source != SourcePortFile {
+			t.Fatalf("status: %+v", s.VSCode)
+		}
+	})
+	t.Run("in-place write, seen half-written", func(t *testing.T) {
+		fh, err := os.OpenFile(f.portFile, os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fh.Sync()
+		time.Sleep(3 * debounce) // the truncated, empty file is seen on its own
+		if s := f.c.Status(); s.Backend != state.BackendTier2 || s.VSCode.Port != vscode.Port {
+			t.Fatalf("a half-written port file switched the backend: %+v", s.VSCode)
+		}
+		fh.WriteString(strconv.Itoa(other.Port))
+		fh.Close()
+		deadline := time.Now().Add(10 * time.Second)
+		for f.c.Status().VSCode.Port != other.Port {
+			if time.Now().After(deadline) {
+				t.Fatalf("never switched to the new port: %+v", f.c.Status().VSCode)
+			}
+			<-f.states
+		}
+		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-two" {
+			t.Fatalf("clients see %q", got)
+		}
+	})
+	t.Run("garbage changes nothing", func(t *testing.T) {
+		writeAtomic(t, f.portFile, "not a port")
+		time.Sleep(5 * debounce)
+		if s := f.c.Status(); s.Backend != state.BackendTier2 || s.VSCode.Port != other.Port {
+			t.Fatalf("garbage switched the backend: %+v", s.VSCode)
+		}
+	})
+	t.Run("delete", func(t *testing.T) {
+		os.Remove(f.portFile)
+		f.waitBackend(t, state.BackendTier1)
+		if got := seen(t, f.c); len(got) == 0 || strings.HasPrefix(got[0], "vscode-") {
+			t.Fatalf("after the port file went, clients see %q", got)
+		}
+	})
+	t.Run("recreate", func(t *testing.T) {
+		writeAtomic(t, f.portFile, strconv.Itoa(vscode.Port))
+		f.waitBackend(t, state.BackendTier2)
+		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-one" {
+			t.Fatalf("clients see %q", got)
+		}
+	})
+	t.Run("VS Code quits: the next need falls back", func(t *testing.T) {
+		vscode.Stop(context.Background())
+		s, err := f.c.Ensure(context.Background())
+		if err != nil && !strings.Contains(err.Error(), "lost") {
+			t.Fatal(err)
+		}
+		// The loss may be noticed first (crashed); the next need falls back.
+		if s, err = f.c.Ensure(context.Background()); err != nil || s.Backend != state.BackendTier1 || s.State != coordinator.Running {
+			t.Fatalf("after VS Code quit: %+v %v", s, err)
+		}
+		if s.VSCode.Tier != 1 || !strings.Contains(s.VSCode.Reason, "stopped answering") {
+			t.Fatalf("status: %+v", s.VSCode)
+		}
+	})
+}
