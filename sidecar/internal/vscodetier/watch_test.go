@@ -140,7 +140,9 @@ func seen(t *testing.T, c *coordinator.Coordinator) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got struct{ TargetInfos []struct{ Type, Title string } }
+	var got struct {
+		TargetInfos []struct{ Type, Title string }
+	}
 	json.Unmarshal(res, &got)
 	var titles []string
 	for _, ti := range got.TargetInfos {
