@@ -481,14 +481,18 @@ func (c *Coordinator) SetEndpoint(e *Endpoint) {
 	c.endpoint = e
 	old := c.cur
 	c.cur = nil
+	c.mu.Unlock()
+	// Clients of the old backend go before anything shows the new one: a
+	// client that sees the switch must not still hold the old connection.
+	c.proxy.DropConnections()
+	c.mu.Lock()
 	if c.flight == nil {
 		c.state, c.lastErr = Idle, nil
-		if e != nil {
+		if e != nil && !c.closed {
 			c.startFlightLocked()
 		}
 	}
 	c.mu.Unlock()
-	c.proxy.DropConnections()
 	if old != nil {
 		c.ending.Add(1)
 		go func() {

@@ -1,0 +1,114 @@
+// VS Code tiers, end to end: a real Chromium stands in for VS Code's
+// Electron (its CDP port is "VS Code's CDP port", its page the integrated
+// browser). The port file is written, changed and removed while a wrapped
+// Playwright MCP works; each of its calls succeeds and lands in the right
+// browser, and the proxy port never changes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startPageServer } from '../lib/pageserver.mjs';
+import { findBrowser } from '../lib/setup.mjs';
+import { waitUntil } from '../lib/procs.mjs';
+import { stateOf } from '../lib/statefiles.mjs';
+
+let pages, work, standIn;
+
+/** A Chromium with --remote-debugging-port=0 showing url; resolves to { port, pageURL(), kill() }. */
+async function startStandIn(url) {
+  const profile = fs.mkdtempSync(path.join(work, 'v-'));
+  const args = ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync', url];
+  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
+  const proc = spawn(findBrowser(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise((resolve, reject) => {
+    let err = '';
+    proc.stderr.on('data', (d) => {
+      err += d;
+      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
+      if (m) resolve(Number(m[1]));
+    });
+    proc.once('exit', () => reject(new Error(`stand-in exited: ${err}`)));
+  });
+  const exited = new Promise((r) => proc.once('exit', r));
+  return {
+    port,
+    async pageURL() {
+      const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      return list.filter((t) => t.type === 'page').map((t) => t.url);
+    },
+    async kill() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+before(async () => {
+  pages = await startPageServer();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bctier-'));
+  standIn = await startStandIn(`${pages.url}/second`);
+});
+after(async () => {
+  await standIn?.kill();
+  await pages?.close();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the port file moves a wrapped Playwright MCP between the launched browser and VS Code\'s view, with no failed call', async (t) => {
+  const stateDir = path.join(work, 'state');
+  const tmp = fs.mkdtempSync(path.join(work, 't-')); // the coordinator's $TMPDIR: the port file lives here
+  const portFile = path.join(tmp, 'vscode-cdp-port');
+  const cwd = fs.mkdtempSync(path.join(work, 'ws-'));
+  const env = { TERM_PROGRAM: 'vscode', TMPDIR: tmp };
+  const coord = await startCoordinator({ stateDir, cwd, env });
+  t.after(() => coord.close());
+  // Playwright MCP says when it has noticed a lost browser (pw:mcp:backend):
+  // an agent's next call comes seconds after VS Code restarts, the test's
+  // would come within a millisecond, before Playwright has seen the news.
+  const pw = await startWrapped('playwright', { stateDir, cwd, env: { DEBUG: 'pw:mcp:backend' } });
+  t.after(() => pw.close());
+  const disconnects = () => (pw.stderr().match(/browser disconnected/g) ?? []).length;
+  const backend = () => {
+    const f = stateOf(stateDir, coord.pid);
+    return f.state === 'running' || f.state === 'idle' ? f.backend : `${f.backend} (${f.state})`;
+  };
+  const status = async () => (await call(coord.client, 'coordinator_status')).structuredContent;
+
+  // Tier 1: no port file, a launched browser.
+  let s = await status();
+  assert.equal(s.vscode?.tier, 1, JSON.stringify(s.vscode));
+  assert.match((await call(pw.client, 'browser_navigate', { url: `${pages.url}/` })).text, /Coordinator test page/);
+  assert.equal(backend(), 'tier1');
+  const port = s.proxyPort;
+
+  // The extension writes the port file (atomically): the next call lands in VS Code's view.
+  let seen = disconnects();
+  fs.writeFileSync(`${portFile}.tmp`, `${standIn.port}\n`);
+  fs.renameSync(`${portFile}.tmp`, portFile);
+  await waitUntil(() => backend() === 'tier2', { what: 'the switch to Tier 2' });
+  await waitUntil(() => disconnects() > seen, { what: 'Playwright MCP to notice the switch' });
+  const snap = await call(pw.client, 'browser_snapshot');
+  assert.match(snap.text, /Second page/, 'the first call after the switch sees VS Code\'s browser view');
+  const tabs = await call(pw.client, 'browser_tabs', { action: 'list' });
+  assert.equal((tabs.text.match(/^- \d+:/gm) ?? []).length, 1, `one tab only:\n${tabs.text}`);
+  await call(pw.client, 'browser_navigate', { url: `${pages.url}/` });
+  assert.deepEqual(await standIn.pageURL(), [`${pages.url}/`], 'the navigation happened in VS Code\'s view');
+  s = await status();
+  assert.equal(s.vscode.tier, 2);
+  assert.equal(s.vscode.port, standIn.port);
+  assert.equal(s.proxyPort, port, 'the proxy port never changes');
+  assert.equal(s.currentUrl, `${pages.url}/`, 'currentUrl follows the view');
+
+  // The port file goes (VS Code restarted without native CDP): back to a launched browser.
+  seen = disconnects();
+  fs.rmSync(portFile);
+  await waitUntil(() => backend() === 'tier1', { what: 'the switch back to Tier 1' });
+  await waitUntil(() => disconnects() > seen, { what: 'Playwright MCP to notice the switch' });
+  assert.match((await call(pw.client, 'browser_navigate', { url: `${pages.url}/second` })).text, /Second page/);
+  assert.deepEqual(await standIn.pageURL(), [`${pages.url}/`], 'VS Code\'s view was left alone');
+  assert.equal((await status()).proxyPort, port);
+});
