@@ -78,6 +78,10 @@ if (packed) {
   step('VS Code: the VSIX in code-server, driven from Chromium', () =>
     run(process.execPath, ['--test', '--test-reporter=spec', path.join('scripts', 'e2e-vscode', 'codeserver.test.mjs')]));
 }
+if (built) {
+  step('VS Code: Tier 2 in code-server, the Simple Browser as the only page', () =>
+    run(process.execPath, ['--test', '--test-reporter=spec', path.join('scripts', 'e2e-vscode', 'tier2.test.mjs')]));
+}
 
 const total = ((Date.now() - started) / 1000).toFixed(0);
 if (failures.length) {

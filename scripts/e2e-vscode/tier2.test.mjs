@@ -1,0 +1,163 @@
+// Tier 2 in a real VS Code: code-server (VS Code 1.103 in a browser) opened
+// in a Chromium started with --remote-debugging-port=0, which stands in for
+// VS Code's Electron (its CDP port is "VS Code's CDP port"). The Simple
+// Browser shows a page from another site than the workbench (localhost vs
+// 127.0.0.1), so the page is its own iframe target. With the port file
+// pointing at that Chromium, a wrapped Playwright MCP sees exactly one page,
+// that one, clicks its button, reads the change, takes a screenshot, and
+// never sees the workbench.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { findBrowser } from '../lib/setup.mjs';
+import { ensureCodeServer, missingPrerequisites } from '../lib/codeserver.mjs';
+import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startPageServer } from '../lib/pageserver.mjs';
+import { alive, waitUntil } from '../lib/procs.mjs';
+import { root } from '../lib/paths.mjs';
+
+const browserPath = findBrowser();
+const missing = process.platform === 'linux' && process.arch === 'x64' ? missingPrerequisites() : [];
+const skip = process.platform !== 'linux' || process.arch !== 'x64'
+  ? 'the code-server test runs on linux-x64'
+  : process.env.CI ? false
+  : !browserPath ? 'no Chromium installed (CI fails instead)'
+  : missing.length ? `code-server cannot be installed here: apt-get install -y ${missing.join(' ')} (CI fails instead)`
+  : false;
+
+let tmp, codeServer, csExit, chromiumProc, cdpPort, pages, workbench, playwright;
+const log = (...a) => console.log('[tier2]', ...a);
+
+before(async () => {
+  if (skip) return;
+  const cs = ensureCodeServer({ log });
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bct2-'));
+  for (const d of ['ext', 'udd/User', 'ws', 'home', 'prof', 't', 'state']) fs.mkdirSync(path.join(tmp, d), { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'udd', 'User', 'settings.json'), JSON.stringify({
+    'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none',
+  }));
+  fs.writeFileSync(path.join(tmp, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
+  codeServer = spawn(cs.node, [cs.entry, '--config', path.join(tmp, 'config.yaml'), '--extensions-dir', path.join(tmp, 'ext'),
+    '--user-data-dir', path.join(tmp, 'udd'), '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check',
+    '--disable-getting-started-override', path.join(tmp, 'ws')], {
+    detached: true, // its own process group: the extension hosts outlive the main process
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'home', '.config'), XDG_DATA_HOME: path.join(tmp, 'home', '.local', 'share') },
+  });
+  csExit = new Promise((r) => codeServer.once('exit', r));
+  const csURL = await new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (c) => {
+      out += c;
+      const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
+      if (m) resolve(m[1]);
+    };
+    codeServer.stdout.on('data', onData);
+    codeServer.stderr.on('data', onData);
+    codeServer.once('exit', (code) => reject(new Error(`code-server exited (${code}): ${out}`)));
+  });
+
+  // The stand-in for VS Code's Electron.
+  chromiumProc = spawn(browserPath, ['--headless', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${path.join(tmp, 'prof')}`,
+    '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=1400,900', 'about:blank'],
+  { stdio: ['ignore', 'ignore', 'pipe'] });
+  cdpPort = await new Promise((resolve, reject) => {
+    let err = '';
+    chromiumProc.stderr.on('data', (d) => {
+      err += d;
+      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
+      if (m) resolve(Number(m[1]));
+    });
+    chromiumProc.once('exit', () => reject(new Error(`chromium exited: ${err}`)));
+  });
+
+  // The user opens VS Code and the Simple Browser on a page of another site.
+  pages = await startPageServer();
+  const contentURL = pages.url.replace('127.0.0.1', 'localhost') + '/';
+  playwright = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
+  workbench = playwright.contexts()[0].pages()[0];
+  await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`);
+  await workbench.locator('.monaco-workbench .part.editor').waitFor({ timeout: 90_000 });
+  // The palette lists the commands known when it opens: the built-in Simple
+  // Browser registers its command once the extension host is up.
+  for (let attempt = 0; ; attempt++) {
+    await workbench.locator('.part.editor').click({ position: { x: 200, y: 200 } });
+    await workbench.keyboard.press('Control+Shift+P');
+    try {
+      await workbench.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 3000 });
+      await workbench.locator('.quick-input-widget input').fill('>Simple Browser: Show');
+      await workbench.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Simple Browser: Show' }).waitFor({ timeout: 3000 });
+      break;
+    } catch (err) {
+      if (attempt > 20) throw err;
+      await workbench.keyboard.press('Escape');
+    }
+  }
+  await workbench.keyboard.press('Enter');
+  await workbench.waitForFunction(() => !document.querySelector('.quick-input-widget input')?.value.startsWith('>'));
+  await workbench.keyboard.type(contentURL);
+  await workbench.keyboard.press('Enter');
+  await waitUntil(async () => {
+    const list = await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json();
+    return list.some((t) => t.type === 'iframe' && t.url.startsWith(contentURL));
+  }, { timeout: 30_000, what: 'the Simple Browser\'s page to be its own iframe target' });
+  log(`code-server ${cs.version} at ${csURL}, Simple Browser on ${contentURL}, VS Code's CDP port ${cdpPort}`);
+});
+
+after(async () => {
+  if (skip) return;
+  if (workbench) await workbench.screenshot({ path: path.join(root, '.test-artifacts', 'vscode', 'tier2-last.png') }).catch(() => {});
+  await playwright?.close().catch(() => {});
+  if (chromiumProc && chromiumProc.exitCode === null) {
+    const exited = new Promise((r) => chromiumProc.once('exit', r));
+    chromiumProc.kill('SIGKILL');
+    await exited;
+  }
+  if (codeServer?.pid) {
+    try {
+      process.kill(-codeServer.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+    await csExit;
+  }
+  await pages?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a wrapped Playwright MCP sees VS Code\'s Simple Browser as its only page, clicks and reads it', { skip, timeout: 240_000 }, async (t) => {
+  fs.writeFileSync(path.join(tmp, 't', 'vscode-cdp-port'), `${cdpPort}\n`);
+  const stateDir = path.join(tmp, 'state');
+  const cwd = path.join(tmp, 'ws');
+  const coord = await startCoordinator({ stateDir, cwd, env: { TERM_PROGRAM: 'vscode', TMPDIR: path.join(tmp, 't') } });
+  t.after(() => coord.close());
+  const status = (await call(coord.client, 'coordinator_status')).structuredContent;
+  assert.equal(status.vscode?.tier, 2, JSON.stringify(status.vscode));
+  const pw = await startWrapped('playwright', { stateDir, cwd });
+  t.after(() => pw.close());
+
+  const tabs = await call(pw.client, 'browser_tabs', { action: 'list' });
+  const listed = tabs.text.match(/^- \d+:.*$/gm) ?? [];
+  assert.equal(listed.length, 1, `exactly one page:\n${tabs.text}`);
+  assert.match(listed[0], /localhost:\d+\//, 'the Simple Browser\'s page');
+  assert.doesNotMatch(tabs.text, /code-server|127\.0\.0\.1:\d+\/\?folder/, 'never the workbench');
+
+  const snap = await call(pw.client, 'browser_snapshot');
+  const ref = snap.text.match(/button "Click me" \[ref=(\w+)\]/)?.[1];
+  assert.ok(ref, `the page's button:\n${snap.text}`);
+  await call(pw.client, 'browser_click', { element: 'Click me button', target: ref });
+  assert.match((await call(pw.client, 'browser_snapshot')).text, /Clicked 1 time\(s\)/, 'the click changed the page');
+  // And the user sees it: the Simple Browser inside VS Code shows the change.
+  const frame = workbench.frames().find((f) => f.url().includes('localhost:'));
+  assert.match(await frame.locator('#out').innerText(), /Clicked 1 time\(s\)/);
+
+  const shot = await call(pw.client, 'browser_take_screenshot', {});
+  assert.ok(shot.content.some((c) => c.type === 'image' && c.data.length > 1000), 'a screenshot of the view');
+  const attempt = await call(pw.client, 'browser_tabs', { action: 'new' }, { allowError: true });
+  assert.equal(attempt.isError, true, 'a new tab is refused in Tier 2');
+  assert.ok(alive(codeServer.pid), 'VS Code is still there');
+});
