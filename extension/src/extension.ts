@@ -118,6 +118,10 @@ class Controller implements vscode.Disposable {
     try {
       this.sidecar = await resolveSidecar({ setting: this.cfg.get<string>('sidecarPath', ''), extensionDir: this.context.extensionPath, log: this.log });
       this.sidecarError = undefined;
+      const ours = (this.context.extension.packageJSON as { version: string }).version;
+      if (!this.sidecar.version.startsWith(`browser-coordinator ${ours} `)) {
+        this.log.warn(`sidecar: ${this.sidecar.path} is not version ${ours} like this extension (${this.sidecar.version}); commands and fields may differ`);
+      }
     } catch (err) {
       this.sidecar = undefined;
       this.sidecarError = errorMessage(err);
