@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -82,6 +83,12 @@ type running struct {
 
 func serve(t *testing.T, dir string, env []string, args ...string) *running {
 	t.Helper()
+	return serveArgs(t, dir, env, append(args, "--browser-path", testutil.BrowserPath(t))...)
+}
+
+// serveArgs starts serve with exactly args.
+func serveArgs(t *testing.T, dir string, env []string, args ...string) *running {
+	t.Helper()
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +97,7 @@ func serve(t *testing.T, dir string, env []string, args ...string) *running {
 	if err := w.Add(dir); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append(args, "--browser-path", testutil.BrowserPath(t))...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, _ := cmd.StdinPipe()
 	cmd.Stdout = io.Discard
@@ -288,5 +295,77 @@ func TestInstallCommand(t *testing.T) {
 	r = run(t, nil, "install", "--host", "claude-code", "--workspace", ws)
 	if r.code != 1 || !strings.Contains(r.stderr, "line 2, column") || !strings.Contains(r.stderr, "nothing was written") {
 		t.Fatalf("broken file: %+v", r)
+	}
+}
+
+func TestAttachModeArguments(t *testing.T) {
+	_, env := stateDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--cdp-endpoint", "http://" + dead}, 2, "CDP endpoint unreachable"},
+		{[]string{"--cdp-endpoint", "ws://" + dead + "/devtools/browser/x"}, 2, "CDP endpoint unreachable"},
+		{[]string{"--cdp-endpoint", "localhost:9222"}, 1, "not a CDP endpoint URL"},
+		{[]string{"--cdp-endpoint", "ftp://127.0.0.1:9222"}, 1, "unsupported scheme"},
+		{[]string{"--cdp-endpoint", "http://" + dead, "--cdp-header", "no colon"}, 1, "want 'Name: value'"},
+		{[]string{"--cdp-header", "A: b"}, 1, "--cdp-header needs --cdp-endpoint"},
+		{[]string{"--cdp-endpoint", "http://" + dead, "--no-headless"}, 1, "--no-headless only applies"},
+	} {
+		r := run(t, env, tc.args...)
+		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tc.args, r.code, r.stderr, tc.code, tc.want)
+		}
+	}
+}
+
+func TestAttachToARunningBrowser(t *testing.T) {
+	dir, env := stateDir(t)
+	profile, _ := os.MkdirTemp("", "a")
+	defer os.RemoveAll(profile)
+	browser := exec.Command(testutil.BrowserPath(t), "--headless", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+profile, "--no-first-run", "--disable-background-networking", "about:blank")
+	browser.Env = append(os.Environ(), "TMPDIR="+profile) // what a killed Chromium leaves goes with the profile
+	stderr, _ := browser.StderrPipe()
+	if err := browser.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { browser.Process.Kill(); browser.Wait() }()
+	endpoint := ""
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if i := strings.Index(sc.Text(), "DevTools listening on ws://"); i >= 0 {
+			addr := strings.TrimPrefix(sc.Text()[i:], "DevTools listening on ws://")
+			endpoint = "http://" + addr[:strings.IndexByte(addr, '/')]
+			break
+		}
+	}
+	go io.Copy(io.Discard, stderr)
+
+	s := serveArgs(t, dir, env, "--cdp-endpoint", endpoint, "--cdp-header", "X-Test: 1")
+	if s.state.Backend != "attach" && s.state.Backend != "tier1" {
+		t.Fatalf("state file backend %q", s.state.Backend)
+	}
+	r := run(t, env, "status", "--json")
+	var files []state.File
+	json.Unmarshal([]byte(r.stdout), &files)
+	if len(files) != 1 || files[0].Backend != "attach" || files[0].State != "running" {
+		t.Fatalf("status: %s", r.stdout)
+	}
+	if r := run(t, env, "stop"); r.code != 0 || !proc.Alive(browser.Process.Pid) {
+		t.Fatalf("stop in attach mode must let go, not kill: %+v", r)
+	}
+	if r := run(t, env, "launch", "--headless=false"); r.code != 1 || !strings.Contains(r.stderr, "reconnects") {
+		t.Fatalf("launch with browser options in attach mode: %+v", r)
+	}
+	s.stdin.Close()
+	if code := s.wait(t); code != 0 || !proc.Alive(browser.Process.Pid) {
+		t.Fatalf("exit %d; the attached browser must survive the coordinator", code)
 	}
 }
