@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call, playwrightDisconnectLog, noticedDisconnects } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { findBrowser } from '../lib/setup.mjs';
 import { waitUntil } from '../lib/procs.mjs';
@@ -66,12 +66,12 @@ test('the port file moves a wrapped Playwright MCP between the launched browser 
   const env = { TERM_PROGRAM: 'vscode', TMPDIR: tmp };
   const coord = await startCoordinator({ stateDir, cwd, env });
   t.after(() => coord.close());
-  // Playwright MCP says when it has noticed a lost browser (pw:mcp:backend):
-  // an agent's next call comes seconds after VS Code restarts, the test's
-  // would come within a millisecond, before Playwright has seen the news.
-  const pw = await startWrapped('playwright', { stateDir, cwd, env: { DEBUG: 'pw:mcp:backend' } });
+  // An agent's next call comes seconds after VS Code restarts; the test's
+  // would come within a millisecond, so it waits until Playwright MCP has
+  // noticed the switch (see noticedDisconnects).
+  const pw = await startWrapped('playwright', { stateDir, cwd, env: playwrightDisconnectLog });
   t.after(() => pw.close());
-  const disconnects = () => (pw.stderr().match(/browser disconnected/g) ?? []).length;
+  const disconnects = () => noticedDisconnects(pw);
   const backend = () => {
     const f = stateOf(stateDir, coord.pid);
     return f.state === 'running' || f.state === 'idle' ? f.backend : `${f.backend} (${f.state})`;

@@ -64,3 +64,20 @@ export async function call(client, name, args = {}, { allowError = false } = {})
   if (res.isError && !allowError) throw new Error(`${name} failed: ${text}`);
   return { ...res, text };
 }
+
+/**
+ * Environment for a wrapped Playwright MCP that logs when it notices a lost
+ * browser (its debug namespace pw:mcp:backend), for noticedDisconnects.
+ */
+export const playwrightDisconnectLog = { DEBUG: 'pw:mcp:backend' };
+
+/**
+ * How many times a wrapped Playwright MCP started with playwrightDisconnectLog
+ * has noticed that its browser went away. Playwright notices a few event-loop
+ * turns after the connection closes; a call sent within that window runs on
+ * the dead context. An agent's next call comes seconds later; a test that
+ * switches the browser and calls at once waits for this count to grow.
+ */
+export function noticedDisconnects(conn) {
+  return (conn.stderr().match(/browser disconnected/g) ?? []).length;
+}

@@ -23,8 +23,8 @@ for (let i = 0; i < px.length; i++) { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; 
 g.putImageData(img, 0, 0);</script>`),
 };
 
-/** Starts the server on 127.0.0.1 with a free port; resolves to { url, close }. */
-export function startPageServer() {
+/** Starts the server with a free port on host (default 127.0.0.1); resolves to { url, close }. */
+export function startPageServer({ host = '127.0.0.1' } = {}) {
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url, 'http://x').pathname;
     if (pathname === '/favicon.ico') {
@@ -40,10 +40,10 @@ export function startPageServer() {
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(0, host, () => {
       const { port } = server.address();
       resolve({
-        url: `http://127.0.0.1:${port}`,
+        url: `http://${host}:${port}`,
         close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
       });
     });
