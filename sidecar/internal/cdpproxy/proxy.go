@@ -48,7 +48,10 @@ type Backend struct {
 	Query  string      // a query the endpoint needs on every request (e.g. token=...)
 	Header http.Header // headers the endpoint needs on every request (e.g. Authorization)
 	NoHTTP bool        // a bare ws:// endpoint without /json: the proxy answers /json itself
-	Filter Filter      // not nil: clients see only what the filter allows (Tier 2)
+	// Product, with NoHTTP, answers /json/version without a connection of its
+	// own: a service may start a browser for every WebSocket.
+	Product string
+	Filter  Filter // not nil: clients see only what the filter allows (Tier 2)
 
 	tlsConfig *tls.Config // tests: trust a test server's certificate
 }

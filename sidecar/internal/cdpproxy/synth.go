@@ -14,6 +14,13 @@ import (
 // WebSocket (wss://… of a browser service): over CDP, the way Chromium's own
 // HTTP handler would.
 func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend) {
+	host := p.proxyHost(r)
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	if path == "/json/version" && b.Product != "" {
+		data, _ := json.Marshal(map[string]string{"Browser": b.Product, "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser"})
+		writeJSON(w, http.StatusOK, data)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
 	conn, err := b.DialCDP(ctx, nil)
@@ -22,8 +29,6 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend
 		return
 	}
 	defer conn.Close()
-	host := p.proxyHost(r)
-	path := strings.TrimSuffix(r.URL.Path, "/")
 	var body any
 	switch {
 	case path == "/json/version":

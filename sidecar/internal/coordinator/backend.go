@@ -72,14 +72,14 @@ type Endpoint struct {
 	OnUnreachable func(error)
 }
 
-// launchBackend starts a browser (Tier 1).
-func (c *Coordinator) launchBackend(o Options) (*backend, error) {
+// launchBackend starts a browser (Tier 1); it lives until ctx ends or it is stopped.
+func (c *Coordinator) launchBackend(ctx context.Context, o Options) (*backend, error) {
 	start := time.Now()
 	exe, err := c.resolve(o)
 	if err != nil {
 		return nil, err
 	}
-	b, err := launcher.Launch(c.ctx, launcher.Options{
+	b, err := launcher.Launch(ctx, launcher.Options{
 		Path:          exe.Path,
 		Headless:      o.Headless,
 		UserDataDir:   o.UserDataDir,
@@ -101,7 +101,7 @@ func (c *Coordinator) launchBackend(o Options) (*backend, error) {
 		browser:  b,
 		info:     state.Browser{Type: string(exe.Type), Path: exe.Path, Version: version, PID: b.PID, Headless: o.Headless},
 		launched: o,
-		pages:    followPages(c.ctx, pb, c.publishSoon),
+		pages:    followPages(c.ctx, pb, c.publishSoon, false),
 		done:     b.Done(),
 		describe: fmt.Sprintf("%s (pid %d)", exe.Type, b.PID),
 	}, nil
@@ -119,8 +119,8 @@ func productVersion(product string) string {
 var ErrUnreachable = errors.New("CDP endpoint unreachable")
 
 // connectBackend connects to an existing browser (Tier 2, attach).
-func (c *Coordinator) connectBackend(e *Endpoint) (*backend, error) {
-	ctx, cancel := context.WithTimeout(c.ctx, 15*time.Second)
+func (c *Coordinator) connectBackend(ctx context.Context, e *Endpoint) (*backend, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	pb, product, err := ProbeEndpoint(ctx, e.URL, e.Header)
 	if err != nil {
@@ -139,7 +139,9 @@ func (c *Coordinator) connectBackend(e *Endpoint) (*backend, error) {
 		}
 		b.proxy.Filter, b.pages = filter, pages
 	} else {
-		b.pages = followPages(c.ctx, pb, c.publishSoon)
+		// A WebSocket-only endpoint is often a service that starts a browser
+		// for every connection: follow its pages only when a tab tool asks.
+		b.pages = followPages(c.ctx, pb, c.publishSoon, pb.NoHTTP)
 	}
 	b.done = b.pages.Lost()
 	c.log.Info("connected to an existing browser", "backend", e.Kind, "endpoint", Redact(e.URL), "browser", product)
@@ -178,6 +180,7 @@ func ProbeEndpoint(ctx context.Context, endpoint string, header http.Header) (cd
 		if err != nil {
 			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
+		b.Product = product
 		return b, product, nil
 	}
 	return b, "", fmt.Errorf("%q: unsupported scheme %q: use http://, https://, ws:// or wss://", Redact(endpoint), u.Scheme)

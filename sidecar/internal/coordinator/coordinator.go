@@ -114,9 +114,23 @@ type VSCodeStatus struct {
 
 // flight is one start that any number of needs wait for.
 type flight struct {
-	done chan struct{}
-	err  error
-	prev State // where a failed start returns to
+	done   chan struct{}
+	err    error
+	prev   State              // where a failed start returns to
+	cancel context.CancelFunc // stops the start; nil once it succeeded (the browser lives under its context)
+}
+
+// ErrStopped is what needs waiting on a start get when a stop cancels it.
+var ErrStopped = errors.New("the browser was stopped while it was starting")
+
+// cancelFlight cancels a start in progress: a stop must not wait out a
+// launch that may take up to its timeout.
+func (c *Coordinator) cancelFlight() {
+	c.mu.Lock()
+	if f := c.flight; f != nil && f.cancel != nil {
+		f.cancel()
+	}
+	c.mu.Unlock()
 }
 
 // New sweeps what dead coordinators left, binds the proxy port and writes the
@@ -257,7 +271,8 @@ func (c *Coordinator) ensure(ctx context.Context) (*backend, error) {
 
 // startFlightLocked begins a start in the current mode. c.mu must be held.
 func (c *Coordinator) startFlightLocked() *flight {
-	f := &flight{done: make(chan struct{}), prev: c.state}
+	ctx, cancel := context.WithCancel(c.ctx)
+	f := &flight{done: make(chan struct{}), prev: c.state, cancel: cancel}
 	c.flight = f
 	c.state = Launching
 	c.launches++
@@ -267,7 +282,7 @@ func (c *Coordinator) startFlightLocked() *flight {
 		var b *backend
 		var err error
 		if endpoint != nil {
-			b, err = c.connectBackend(endpoint)
+			b, err = c.connectBackend(ctx, endpoint)
 			if errors.Is(err, ErrUnreachable) && endpoint.OnUnreachable != nil {
 				// VS Code quit: fall back to a browser of our own, now.
 				c.log.Warn("falling back to a launched browser", "reason", err)
@@ -278,14 +293,22 @@ func (c *Coordinator) startFlightLocked() *flight {
 				c.mu.Unlock()
 				go endpoint.OnUnreachable(err)
 				endpoint = nil
-				b, err = c.launchBackend(opts)
+				b, err = c.launchBackend(ctx, opts)
 			}
 		} else {
-			b, err = c.launchBackend(opts)
+			b, err = c.launchBackend(ctx, opts)
+		}
+		if err != nil && ctx.Err() != nil && c.ctx.Err() == nil {
+			err = ErrStopped
 		}
 		c.mu.Lock()
 		if c.flight == f {
 			c.flight = nil
+		}
+		if err == nil {
+			f.cancel = nil // the browser lives under ctx from now on
+		} else {
+			cancel()
 		}
 		switch {
 		case err == nil && c.closed:
@@ -420,6 +443,7 @@ func sameBrowser(a, b Options) bool {
 // Stop stops the browser. The proxy keeps its port; the next need launches
 // a browser again.
 func (c *Coordinator) Stop(ctx context.Context) (Status, error) {
+	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	c.stopCurrent(ctx, Stopped)
@@ -429,6 +453,7 @@ func (c *Coordinator) Stop(ctx context.Context) (Status, error) {
 // Restart stops the browser and launches it with the same options. Clients
 // reconnect through the same proxy port.
 func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
+	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	c.stopCurrent(ctx, Stopped)
@@ -521,6 +546,7 @@ func (c *Coordinator) SetVSCodeStatus(v *VSCodeStatus) {
 
 // Close stops the browser, closes the proxy and removes the state file.
 func (c *Coordinator) Close() error {
+	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	c.mu.Lock()
@@ -537,6 +563,7 @@ func (c *Coordinator) Close() error {
 	c.stopCurrent(context.Background(), Stopped)
 	c.ending.Wait()
 	c.cancel()
+	_ = os.Remove(c.profileRoot()) // only when empty: other coordinators may share it
 	err := c.proxy.Close()
 	c.publishMu.Lock()
 	defer c.publishMu.Unlock()

@@ -343,3 +343,29 @@ func TestTabsAndCurrentURL(t *testing.T) {
 		t.Fatalf("focusing an unknown tab: %v", err)
 	}
 }
+
+func TestStopCancelsALaunchInProgress(t *testing.T) {
+	// A browser that never opens its port would hold a launch for the
+	// whole launch timeout; a stop must not wait for that.
+	slow := filepath.Join(t.TempDir(), "slow-browser")
+	os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
+	c := newCoordinator(t, Config{Options: Options{BrowserPath: slow}, LaunchTimeout: time.Minute})
+	states := watchState(t, c.StatePath())
+	needErr := make(chan error, 1)
+	go func() {
+		_, err := c.Ensure(context.Background())
+		needErr <- err
+	}()
+	waitFor(t, states, func(f state.File) bool { return f.State == "launching" })
+	start := time.Now()
+	s, err := c.Stop(context.Background())
+	if err != nil || time.Since(start) > 5*time.Second {
+		t.Fatalf("stop took %v: %v", time.Since(start), err)
+	}
+	if s.State == Launching || s.State == Running {
+		t.Fatalf("after stop: %s", s.State)
+	}
+	if err := <-needErr; !errors.Is(err, ErrStopped) {
+		t.Fatalf("the waiting need got %v, want ErrStopped", err)
+	}
+}

@@ -41,16 +41,27 @@ type pages struct {
 	conn     *cdp.Conn     // set before ready is closed
 	err      error         // set before ready is closed
 
+	start     func()
+	startOnce sync.Once
+	lostOnce  sync.Once
+
 	mu     sync.Mutex
 	closed bool
 	tabs   map[string]Tab
 	order  []string // page ids, most recently active last
 }
 
-// followPages starts following the pages of the browser behind b.
-func followPages(ctx context.Context, b cdpproxy.Backend, onChange func()) *pages {
+func (p *pages) markLost() { p.lostOnce.Do(func() { close(p.lost) }) }
+
+// followPages starts following the pages of the browser behind b; a lazy
+// follower connects on the first tab tool, and is lost only once it was
+// connected (or at Shutdown).
+func followPages(ctx context.Context, b cdpproxy.Backend, onChange func(), lazy bool) *pages {
 	p := &pages{onChange: onChange, ready: make(chan struct{}), lost: make(chan struct{}), tabs: make(map[string]Tab)}
-	go p.connect(ctx, b)
+	p.start = func() { go p.connect(ctx, b) }
+	if !lazy {
+		p.startOnce.Do(p.start)
+	}
 	return p
 }
 
@@ -72,18 +83,19 @@ func (p *pages) connect(ctx context.Context, b cdpproxy.Backend) {
 		p.err = fmt.Errorf("cannot follow the browser's tabs: %w", err)
 		p.mu.Unlock()
 		close(p.ready)
-		close(p.lost)
+		p.markLost()
 		return
 	}
 	p.conn = conn
 	p.mu.Unlock()
 	close(p.ready)
 	<-conn.Done()
-	close(p.lost)
+	p.markLost()
 }
 
 // wait returns once the follower is connected, or why it is not.
 func (p *pages) wait(ctx context.Context) error {
+	p.startOnce.Do(p.start)
 	select {
 	case <-p.ready:
 		return p.err
@@ -96,10 +108,19 @@ func (p *pages) Lost() <-chan struct{} { return p.lost }
 
 func (p *pages) Shutdown() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.closed = true
-	if p.conn != nil {
-		p.conn.Close()
+	conn := p.conn
+	p.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	p.startOnce.Do(func() {}) // a lazy follower that never started never will
+	select {
+	case <-p.ready:
+	default:
+		if conn == nil {
+			p.markLost() // never connected: nothing else will say it is gone
+		}
 	}
 }
 
