@@ -34,6 +34,13 @@ const statusSchema = `{"type":"object","properties":{
 	"startedAt":{"type":"string","format":"date-time"},
 	"uptime":{"type":"string"},
 	"version":{"type":"string"},
+	"vscode":{"type":"object","description":"how the coordinator relates to VS Code","properties":{
+		"inside":{"type":"boolean","description":"running inside VS Code"},
+		"tier":{"type":"integer","enum":[1,2],"description":"2: VS Code's own browser view; 1: a launched browser"},
+		"port":{"type":"integer","description":"VS Code's CDP port, when known"},
+		"source":{"type":"string","description":"which step found it: VSCODE_CDP_PORT, port file, parent process"},
+		"reason":{"type":"string"}
+	},"required":["inside","tier","reason"]},
 	"child":{"type":"object","description":"single-entry mode (--mcp): the child MCP whose tools are served here","properties":{
 		"command":{"type":"string"},
 		"state":{"type":"string","enum":["starting","running","exited","failed"],"description":"exited and failed: the next call of one of its tools starts it again"},
