@@ -16,6 +16,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -283,7 +284,10 @@ func RenderStatus(s coordinator.Status) string {
 		b.WriteString("; it starts on first use")
 	}
 	fmt.Fprintf(&b, "\nCDP endpoint: %s (stays the same for this coordinator's life)\n", s.CDPEndpoint)
-	fmt.Fprintf(&b, "Backend: %s\n", s.Backend)
+	fmt.Fprintf(&b, "Backend: %s\n", backendText(s.Backend))
+	if s.VSCode != nil {
+		fmt.Fprintf(&b, "VS Code: Tier %d — %s\n", s.VSCode.Tier, s.VSCode.Reason)
+	}
 	if s.CurrentURL != "" {
 		fmt.Fprintf(&b, "Page in front: %s\n", s.CurrentURL)
 	}
@@ -352,6 +356,18 @@ func (h *handlers) restart(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	s, err := h.c.Restart(ctx)
 	return statusResult(s, err), nil
+}
+
+func backendText(backend string) string {
+	switch backend {
+	case state.BackendTier1:
+		return "tier1 (a browser this coordinator launched)"
+	case state.BackendTier2:
+		return "tier2 (VS Code's own browser view)"
+	case state.BackendAttach:
+		return "attach (an existing browser given with --cdp-endpoint; never launched or killed)"
+	}
+	return backend
 }
 
 func renderTabs(tabs []coordinator.Tab) string {
