@@ -17,7 +17,7 @@ import { root, binaryPath } from '../lib/paths.mjs';
 import { buildSidecar } from '../lib/build.mjs';
 import { findBrowser } from '../lib/setup.mjs';
 import { compileExtension, packVsix, vsixPath } from '../lib/vsix.mjs';
-import { ensureCodeServer, missingPrerequisites } from '../lib/codeserver.mjs';
+import { ensureCodeServer, codeServerSkip, startCodeServer } from '../lib/codeserver.mjs';
 import { readStates } from '../lib/statefiles.mjs';
 import { alive, processesWith, waitUntil } from '../lib/procs.mjs';
 
@@ -27,17 +27,9 @@ const ITEM = `[id="${EXT_ID}.browserCoordinator.status"]`;
 const artifacts = path.join(root, '.test-artifacts', 'vscode');
 
 const browserPath = findBrowser();
-// Outside CI a machine without Chromium or code-server's build prerequisites
-// skips (saying what to install); under CI both are required and it fails.
-const missing = process.platform === 'linux' && process.arch === 'x64' ? missingPrerequisites() : [];
-const skip = process.platform !== 'linux' || process.arch !== 'x64'
-  ? 'the code-server test runs on linux-x64'
-  : process.env.CI ? false
-  : !browserPath ? 'no Chromium installed (CI fails instead)'
-  : missing.length ? `code-server cannot be installed here: apt-get install -y ${missing.join(' ')} (CI fails instead)`
-  : false;
+const skip = codeServerSkip(browserPath);
 
-let tmp, dirs, codeServer, csExit, page, browser, url, coordinator;
+let tmp, dirs, codeServer, page, browser, url, coordinator;
 const figures = {};
 
 function log(...args) {
@@ -153,23 +145,8 @@ before(async () => {
   const bundled = path.join(dirs.extension, 'bin', TARGET, 'browser-coordinator');
   figures.runBitAfterInstall = (fs.statSync(bundled).mode & 0o111) !== 0;
 
-  codeServer = spawn(cs.node, [cs.entry, ...common, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', dirs.ws], {
-    env,
-    detached: true, // its own process group: the extension hosts outlive the main process
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  csExit = new Promise((r) => codeServer.once('exit', r));
-  let output = '';
-  url = await new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output += chunk;
-      const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
-      if (m) resolve(m[1]);
-    };
-    codeServer.stdout.on('data', onData);
-    codeServer.stderr.on('data', onData);
-    codeServer.once('exit', (code) => reject(new Error(`code-server exited (${code}): ${output}`)));
-  });
+  codeServer = await startCodeServer(cs, [...common, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override', dirs.ws], env);
+  url = codeServer.url;
   log(`code-server ${cs.version} on ${url}`);
   browser = await chromium.launch({ executablePath: browserPath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -183,30 +160,7 @@ after(async () => {
     coordinator.stdin.end();
     await coordinator.exited;
   }
-  if (codeServer?.pid) {
-    const pgid = codeServer.pid;
-    try {
-      process.kill(-pgid, 'SIGTERM'); // the whole group: server, extension hosts, MCP servers they started
-    } catch {
-      // gone
-    }
-    await csExit;
-    const members = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && alive(Number(p))).filter((p) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
-      } catch {
-        return false;
-      }
-    });
-    await waitUntil(() => members().length === 0, { timeout: 10_000, what: 'code-server\'s process group to exit' }).catch(() => {
-      try {
-        process.kill(-pgid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    });
-  }
+  await codeServer?.stop();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   log('figures', JSON.stringify(figures));
 });

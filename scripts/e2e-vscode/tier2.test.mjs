@@ -14,22 +14,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '../lib/setup.mjs';
-import { ensureCodeServer, missingPrerequisites } from '../lib/codeserver.mjs';
+import { ensureCodeServer, codeServerSkip, startCodeServer } from '../lib/codeserver.mjs';
 import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { root } from '../lib/paths.mjs';
 
 const browserPath = findBrowser();
-const missing = process.platform === 'linux' && process.arch === 'x64' ? missingPrerequisites() : [];
-const skip = process.platform !== 'linux' || process.arch !== 'x64'
-  ? 'the code-server test runs on linux-x64'
-  : process.env.CI ? false
-  : !browserPath ? 'no Chromium installed (CI fails instead)'
-  : missing.length ? `code-server cannot be installed here: apt-get install -y ${missing.join(' ')} (CI fails instead)`
-  : false;
+const skip = codeServerSkip(browserPath);
 
-let tmp, codeServer, csExit, chromiumProc, cdpPort, pages, workbench, playwright;
+let tmp, codeServer, chromiumProc, cdpPort, pages, workbench, playwright;
 const log = (...a) => console.log('[tier2]', ...a);
 
 before(async () => {
@@ -41,25 +35,11 @@ before(async () => {
     'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'telemetry.telemetryLevel': 'off', 'update.mode': 'none',
   }));
   fs.writeFileSync(path.join(tmp, 'config.yaml'), 'bind-addr: 127.0.0.1:0\nauth: none\ncert: false\n');
-  codeServer = spawn(cs.node, [cs.entry, '--config', path.join(tmp, 'config.yaml'), '--extensions-dir', path.join(tmp, 'ext'),
+  codeServer = await startCodeServer(cs, ['--config', path.join(tmp, 'config.yaml'), '--extensions-dir', path.join(tmp, 'ext'),
     '--user-data-dir', path.join(tmp, 'udd'), '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check',
-    '--disable-getting-started-override', path.join(tmp, 'ws')], {
-    detached: true, // its own process group: the extension hosts outlive the main process
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'home', '.config'), XDG_DATA_HOME: path.join(tmp, 'home', '.local', 'share') },
-  });
-  csExit = new Promise((r) => codeServer.once('exit', r));
-  const csURL = await new Promise((resolve, reject) => {
-    let out = '';
-    const onData = (c) => {
-      out += c;
-      const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m) resolve(m[1]);
-    };
-    codeServer.stdout.on('data', onData);
-    codeServer.stderr.on('data', onData);
-    codeServer.once('exit', (code) => reject(new Error(`code-server exited (${code}): ${out}`)));
-  });
+    '--disable-getting-started-override', path.join(tmp, 'ws')],
+  { ...process.env, HOME: path.join(tmp, 'home'), XDG_CONFIG_HOME: path.join(tmp, 'home', '.config'), XDG_DATA_HOME: path.join(tmp, 'home', '.local', 'share') });
+  const csURL = codeServer.url;
 
   // The stand-in for VS Code's Electron.
   chromiumProc = spawn(browserPath, ['--headless', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${path.join(tmp, 'prof')}`,
@@ -117,14 +97,7 @@ after(async () => {
     chromiumProc.kill('SIGKILL');
     await exited;
   }
-  if (codeServer?.pid) {
-    try {
-      process.kill(-codeServer.pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-    await csExit;
-  }
+  await codeServer?.stop();
   await pages?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });

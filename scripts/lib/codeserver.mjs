@@ -10,10 +10,11 @@
 // and @vscode/ripgrep's postinstall downloads rg from GitHub, which a closed
 // network cannot reach: its download cache is seeded with Debian's rg
 // (apt: ripgrep) first, under the file name the postinstall looks for.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { alive, waitUntil } from './procs.mjs';
 
 export const CODE_SERVER_VERSION = '4.103.2';
 export const NODE_VERSION = '22.23.3';
@@ -149,4 +150,65 @@ export function ensureCodeServer({ log = console.log } = {}) {
     log(`installed code-server ${CODE_SERVER_VERSION} into ${dir} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
   return { node, entry, version: CODE_SERVER_VERSION, dir };
+}
+
+/**
+ * Why the code-server tests cannot run on this machine, or false. Outside CI
+ * a machine without Chromium or code-server's build prerequisites skips
+ * (saying what to install); under CI both are required and the test fails.
+ */
+export function codeServerSkip(browserPath) {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return 'the code-server tests run on linux-x64';
+  if (process.env.CI) return false;
+  if (!browserPath) return 'no Chromium installed (CI fails instead)';
+  const missing = missingPrerequisites();
+  if (missing.length) return `code-server cannot be installed here: apt-get install -y ${missing.join(' ')} (CI fails instead)`;
+  return false;
+}
+
+/**
+ * Starts code-server with args in its own process group (its extension
+ * hosts outlive the main process). Resolves to { url, pid, stop() }; stop
+ * ends the whole group: SIGTERM, then SIGKILL for what is left after 10 s.
+ */
+export async function startCodeServer(cs, args, env) {
+  const proc = spawn(cs.node, [cs.entry, ...args], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((r) => proc.once('exit', r));
+  let output = '';
+  const url = await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      const m = /HTTP server listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      if (m) resolve(m[1]);
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`code-server exited (${code}): ${output}`)));
+  });
+  const pgid = proc.pid;
+  const signal = (sig) => {
+    try {
+      process.kill(-pgid, sig);
+    } catch {
+      // gone
+    }
+  };
+  const members = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && alive(Number(p))).filter((p) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === pgid;
+    } catch {
+      return false;
+    }
+  });
+  return {
+    url,
+    pid: proc.pid,
+    async stop() {
+      signal('SIGTERM'); // the whole group: server, extension hosts, MCP servers they started
+      await exited;
+      await waitUntil(() => members().length === 0, { timeout: 10_000, what: 'code-server\'s process group to exit' })
+        .catch(() => signal('SIGKILL'));
+    },
+  };
 }
