@@ -60,7 +60,8 @@ type Server struct {
 	sseMessage http.Handler
 
 	mu       sync.Mutex
-	sessions map[string]session // open sessions of both transports, by id
+	sessions map[string]session                          // open sessions of both transports, by id
+	streams  map[string]map[*context.CancelFunc]struct{} // open GET streams of streamable sessions
 }
 
 type session struct {
@@ -80,7 +81,7 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 64 << 20
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[string]session{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[string]session{}, streams: map[string]map[*context.CancelFunc]struct{}{}}
 	s.streamable = server.NewStreamableHTTPServer(srv,
 		server.WithEndpointPath(PathStreamable),
 		server.WithSessionIdManagerResolver(resolver{s}),
@@ -102,7 +103,7 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 // Handler is the transport with its checks, for an http.Server.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(PathStreamable, s.knownSession(s.streamable, func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
+	mux.Handle(PathStreamable, s.knownSession(s.trackStreams(s.streamable), func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
 	mux.HandleFunc(PathSSE, s.serveSSE)
 	mux.Handle(PathMessage, s.knownSession(s.sseMessage, func(r *http.Request) string { return r.URL.Query().Get("sessionId") }))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -139,18 +140,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	s.sse.CloseSessions()
-	_ = s.streamable.Shutdown(sctx) // closes its sessions; the http.Server is ours
+	_ = s.streamable.Shutdown(sctx) // terminates its sessions; the http.Server is ours
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.closed(id, "server shutdown")
+	}
 	if err := hs.Shutdown(sctx); err != nil {
 		s.log.Warn("requests still running at shutdown were cut off", "err", err)
 		_ = hs.Close()
 	}
 	<-served
-	s.mu.Lock()
-	for id, ss := range s.sessions {
-		s.logClosed(id, ss, "server shutdown")
-		delete(s.sessions, id)
-	}
-	s.mu.Unlock()
 	s.log.Info("HTTP transport stopped", "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
@@ -238,14 +242,55 @@ func (s *Server) opened(id, transport string, r *http.Request) {
 	s.log.Info("MCP session opened", "transport", transport, "session", id, "remote", ss.remote, "sessions", n)
 }
 
+// closed ends session id: its GET streams end too.
 func (s *Server) closed(id, why string) {
 	s.mu.Lock()
 	ss, ok := s.sessions[id]
 	delete(s.sessions, id)
+	for cancel := range s.streams[id] {
+		(*cancel)()
+	}
 	s.mu.Unlock()
 	if ok {
 		s.logClosed(id, ss, why)
 	}
+}
+
+// trackStreams keeps track of the GET streams of streamable HTTP sessions, so
+// that ending a session (DELETE, shutdown) ends its stream: mcp-go leaves
+// the stream of a deleted session open until the client goes away. A GET or
+// DELETE without a session id is a bad request.
+func (s *Server) trackStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(server.HeaderKeySessionID)
+		if r.Method == http.MethodGet || r.Method == http.MethodDelete {
+			if id == "" {
+				http.Error(w, "Bad request: "+r.Method+" needs the "+server.HeaderKeySessionID+" header of an open session", http.StatusBadRequest)
+				return
+			}
+		}
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			key := &cancel
+			s.mu.Lock()
+			if s.streams[id] == nil {
+				s.streams[id] = map[*context.CancelFunc]struct{}{}
+			}
+			s.streams[id][key] = struct{}{}
+			s.mu.Unlock()
+			defer func() {
+				s.mu.Lock()
+				delete(s.streams[id], key)
+				if len(s.streams[id]) == 0 {
+					delete(s.streams, id)
+				}
+				s.mu.Unlock()
+			}()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) logClosed(id string, ss session, why string) {

@@ -349,3 +349,39 @@ func TestListenOnATakenPort(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+func TestEndingASessionEndsItsStream(t *testing.T) {
+	r := start(t, "")
+	c := streamableClient(t, r)
+	session := c.GetSessionId()
+	req, _ := http.NewRequest("GET", r.base+PathStreamable, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(server.HeaderKeySessionID, session)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", resp, err)
+	}
+	ended := make(chan struct{})
+	go func() { io.Copy(io.Discard, resp.Body); resp.Body.Close(); close(ended) }()
+
+	if status, _, body := do(t, "DELETE", r.base+PathStreamable, "", map[string]string{server.HeaderKeySessionID: session, "Mcp-Protocol-Version": "2025-06-18"}); status != http.StatusOK {
+		t.Fatalf("DELETE: %d %s", status, body)
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the GET stream of a deleted session stays open")
+	}
+	if r.Sessions() != 0 || !strings.Contains(r.logs.String(), `reason="client ended it (DELETE)"`) {
+		t.Errorf("%d sessions; log:\n%s", r.Sessions(), r.logs)
+	}
+	if status, _, _ := do(t, "GET", r.base+PathStreamable, "", nil); status != http.StatusBadRequest {
+		t.Errorf("GET without a session: %d", status)
+	}
+	began := time.Now()
+	r.stop()
+	if took := time.Since(began); took > 2*time.Second {
+		t.Errorf("shutdown took %s", took)
+	}
+}

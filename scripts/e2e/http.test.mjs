@@ -1,0 +1,141 @@
+// End to end: the HTTP transport (`--transport http`): official SDK clients
+// over streamable HTTP and SSE at once, each with a session of its own, one
+// coordinator and one browser between them; every refusal of the checks.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { call } from '../lib/mcp.mjs';
+import { childMCPs } from '../lib/paths.mjs';
+import { startPageServer } from '../lib/pageserver.mjs';
+import { alive, waitUntil } from '../lib/procs.mjs';
+import { readStates } from '../lib/statefiles.mjs';
+import { startHTTPCoordinator, connectHTTP, rawRequest, initializeBody } from '../lib/httpmcp.mjs';
+
+let pages;
+let work;
+before(async () => {
+  pages = await startPageServer();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bchttp-'));
+});
+after(async () => {
+  await pages?.close();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+function dirs(name) {
+  const stateDir = path.join(work, `${name}-state`);
+  const cwd = path.join(work, `${name}-ws`);
+  fs.mkdirSync(cwd, { recursive: true });
+  return { stateDir, cwd };
+}
+
+async function status(conn) {
+  return (await call(conn.client, 'coordinator_status')).structuredContent;
+}
+
+const opened = (hc) => [...hc.stderr().matchAll(/msg="MCP session opened" transport=(\S+) session=(\w+)/g)].map((m) => ({ transport: m[1], id: m[2] }));
+
+test('two streamable HTTP clients and one SSE client at once: a session each, one browser', async (t) => {
+  const { stateDir, cwd } = dirs('multi');
+  const hc = await startHTTPCoordinator({ stateDir, cwd });
+  t.after(() => hc.stop());
+  const [a, b, c] = await Promise.all([connectHTTP(hc, 'streamable'), connectHTTP(hc, 'streamable'), connectHTTP(hc, 'sse')]);
+  let sseEnded = false;
+  c.client.onerror = () => { sseEnded = true; }; // the event stream broke (it reconnects, and fails)
+
+  const sessions = opened(hc);
+  assert.deepEqual(sessions.map((s) => s.transport).sort(), ['sse', 'streamable-http', 'streamable-http']);
+  assert.equal(new Set(sessions.map((s) => s.id)).size, 3, 'three sessions');
+  assert.ok(sessions.some((s) => s.id === a.transport.sessionId) && sessions.some((s) => s.id === b.transport.sessionId));
+  for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 9);
+
+  // One browser, whoever asks.
+  const launched = (await call(a.client, 'coordinator_launch_browser', { url: `${pages.url}/` })).structuredContent;
+  const tab = (await call(b.client, 'coordinator_open_tab', { url: `${pages.url}/second` })).structuredContent;
+  const [ta, tb, tc] = await Promise.all([a, b, c].map((conn) => call(conn.client, 'coordinator_list_tabs')));
+  for (const tabs of [ta, tb, tc]) {
+    assert.equal(tabs.structuredContent.frontTabId, tab.id, 'every session sees the tab another one opened');
+  }
+  for (const conn of [a, b, c]) assert.equal((await status(conn)).browser.pid, launched.browser.pid);
+
+  // A client ends its session; the others go on.
+  const ended = a.transport.sessionId;
+  await a.transport.terminateSession();
+  assert.match(hc.stderr(), new RegExp(`msg="MCP session closed" transport=streamable-http session=${ended} reason="client ended it \\(DELETE\\)"`));
+  assert.equal((await status(c)).state, 'running');
+
+  // SIGTERM: every session closed, the browser stopped, the state file gone, exit 0.
+  const [state] = readStates(stateDir);
+  assert.equal(await hc.stop('SIGTERM'), 0);
+  assert.match(hc.stderr(), /msg="HTTP transport shutting down" sessions=2/);
+  assert.equal(hc.stderr().match(/reason="(server shutdown|stream closed by the server|client disconnected)"/g)?.length, 2, 'both sessions closed');
+  assert.match(hc.stderr(), /msg="HTTP transport stopped"/);
+  assert.ok(!alive(launched.browser.pid), 'the browser stopped');
+  assert.ok(!fs.existsSync(state.path), 'the state file was removed');
+  await waitUntil(() => sseEnded, { what: 'the SSE client to see its stream end' });
+  await Promise.all([a, b, c].map((conn) => conn.close().catch(() => {})));
+});
+
+test('HTTP with single-entry mode: Playwright MCP for several clients, one browser', async (t) => {
+  const { stateDir, cwd } = dirs('pw');
+  const hc = await startHTTPCoordinator({ stateDir, cwd, args: ['--mcp', ...childMCPs.playwright] });
+  t.after(() => hc.stop());
+  const a = await connectHTTP(hc, 'streamable');
+  const b = await connectHTTP(hc, 'sse');
+  t.after(() => Promise.all([a.close(), b.close()]));
+  assert.ok((await b.client.listTools()).tools.some((x) => x.name === 'browser_snapshot'));
+  assert.match((await call(a.client, 'browser_navigate', { url: `${pages.url}/` })).text, /Coordinator test page/);
+  assert.match((await call(b.client, 'browser_snapshot')).text, /button "Click me"/, 'the SSE client sees the page the other client opened');
+  const [sa, sb] = [await status(a), await status(b)];
+  assert.equal(sa.browser.pid, sb.browser.pid);
+  assert.equal(sa.child.state, 'running');
+});
+
+test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown session, a missing or wrong token; none changes anything', async (t) => {
+  const { stateDir, cwd } = dirs('refuse');
+  const hc = await startHTTPCoordinator({ stateDir, cwd });
+  t.after(() => hc.stop());
+  const client = await connectHTTP(hc, 'streamable');
+  t.after(() => client.close());
+  const session = client.transport.sessionId;
+  const sessionHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  const callBody = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'coordinator_launch_browser', arguments: {} } });
+
+  for (const [what, url, opts, status, want] of [
+    ['a foreign Host (DNS rebinding)', hc.url, { headers: { host: 'evil.example' }, body: initializeBody }, 403, /not a loopback name/],
+    ['a foreign Host on the SSE stream', `${hc.base}/sse`, { method: 'GET', headers: { host: 'rebind.attacker.test:80' } }, 403, /not a loopback name/],
+    ['a foreign browser Origin', hc.url, { headers: { origin: 'https://evil.example', ...sessionHeaders }, body: callBody }, 403, /only pages served from this machine/],
+    ['malformed JSON', hc.url, { headers: sessionHeaders, body: '{"jsonrpc":"2.0","id":9,"method":' }, 400, /not valid json/],
+    ['an unknown session id', hc.url, { headers: { ...sessionHeaders, 'mcp-session-id': 'f'.repeat(32) }, body: callBody }, 404, /Session not found/],
+    ['an unknown SSE session id', `${hc.base}/message?sessionId=${'0'.repeat(32)}`, { body: callBody }, 404, /Session not found/],
+  ]) {
+    const res = await rawRequest(url, opts);
+    assert.equal(res.status, status, `${what}: ${res.body}`);
+    assert.match(res.body, want, what);
+  }
+  assert.equal(opened(hc).length, 1, 'no session was opened by a refused request');
+  assert.equal((await status(client)).state, 'idle', 'no refused request launched the browser');
+  // A page on this machine may talk to it (CORS for local origins).
+  const local = await rawRequest(hc.url, { headers: { origin: 'http://localhost:6274' }, body: initializeBody });
+  assert.equal(local.status, 200);
+  assert.equal(local.headers['access-control-allow-origin'], 'http://localhost:6274');
+
+  // With a token (here from BROWSER_COORDINATOR_TOKEN) every request needs it.
+  const secured = await startHTTPCoordinator({ ...dirs('token'), env: { BROWSER_COORDINATOR_TOKEN: 'tok-123' } });
+  t.after(() => secured.stop());
+  assert.match(secured.stderr(), /auth="bearer token"/);
+  for (const authorization of [undefined, 'Bearer wrong', 'tok-123']) {
+    const res = await rawRequest(secured.url, { headers: authorization ? { authorization } : {}, body: initializeBody });
+    assert.equal(res.status, 401, `Authorization ${authorization}`);
+    assert.match(res.headers['www-authenticate'], /^Bearer/);
+  }
+  await assert.rejects(connectHTTP(secured, 'streamable'), /401|Unauthorized/);
+  await assert.rejects(connectHTTP(secured, 'sse'), /401|Unauthorized/);
+  assert.equal(opened(secured).length, 0);
+  const headers = { authorization: 'Bearer tok-123' };
+  const ok = [await connectHTTP(secured, 'streamable', { headers }), await connectHTTP(secured, 'sse', { headers })];
+  t.after(() => Promise.all(ok.map((c) => c.close())));
+  for (const conn of ok) assert.equal((await status(conn)).state, 'idle');
+});
