@@ -1,35 +1,17 @@
 // End to end: the HTTP transport (`--transport http`): official SDK clients
 // over streamable HTTP and SSE at once, each with a session of its own, one
 // coordinator and one browser between them; every refusal of the checks.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { call } from '../lib/mcp.mjs';
 import { childMCPs } from '../lib/paths.mjs';
-import { startPageServer } from '../lib/pageserver.mjs';
+import { workspace } from '../lib/workspace.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { readStates } from '../lib/statefiles.mjs';
 import { startHTTPCoordinator, connectHTTP, rawRequest, initializeBody } from '../lib/httpmcp.mjs';
 
-let pages;
-let work;
-before(async () => {
-  pages = await startPageServer();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bchttp-'));
-});
-after(async () => {
-  await pages?.close();
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-function dirs(name) {
-  const stateDir = path.join(work, `${name}-state`);
-  const cwd = path.join(work, `${name}-ws`);
-  fs.mkdirSync(cwd, { recursive: true });
-  return { stateDir, cwd };
-}
+const ws = workspace('bchttp-');
 
 async function status(conn) {
   return (await call(conn.client, 'coordinator_status')).structuredContent;
@@ -38,7 +20,7 @@ async function status(conn) {
 const opened = (hc) => [...hc.stderr().matchAll(/msg="MCP session opened" transport=(\S+) session=(\w+)/g)].map((m) => ({ transport: m[1], id: m[2] }));
 
 test('two streamable HTTP clients and one SSE client at once: a session each, one browser', async (t) => {
-  const { stateDir, cwd } = dirs('multi');
+  const { stateDir, cwd } = ws.dirs('multi');
   const hc = await startHTTPCoordinator({ stateDir, cwd });
   t.after(() => hc.stop());
   const [a, b, c] = await Promise.all([connectHTTP(hc, 'streamable'), connectHTTP(hc, 'streamable'), connectHTTP(hc, 'sse')]);
@@ -52,8 +34,8 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
   for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 9);
 
   // One browser, whoever asks.
-  const launched = (await call(a.client, 'coordinator_launch_browser', { url: `${pages.url}/` })).structuredContent;
-  const tab = (await call(b.client, 'coordinator_open_tab', { url: `${pages.url}/second` })).structuredContent;
+  const launched = (await call(a.client, 'coordinator_launch_browser', { url: `${ws.pages.url}/` })).structuredContent;
+  const tab = (await call(b.client, 'coordinator_open_tab', { url: `${ws.pages.url}/second` })).structuredContent;
   const [ta, tb, tc] = await Promise.all([a, b, c].map((conn) => call(conn.client, 'coordinator_list_tabs')));
   for (const tabs of [ta, tb, tc]) {
     assert.equal(tabs.structuredContent.frontTabId, tab.id, 'every session sees the tab another one opened');
@@ -79,14 +61,14 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
 });
 
 test('HTTP with single-entry mode: Playwright MCP for several clients, one browser', async (t) => {
-  const { stateDir, cwd } = dirs('pw');
+  const { stateDir, cwd } = ws.dirs('pw');
   const hc = await startHTTPCoordinator({ stateDir, cwd, args: ['--mcp', ...childMCPs.playwright] });
   t.after(() => hc.stop());
   const a = await connectHTTP(hc, 'streamable');
   const b = await connectHTTP(hc, 'sse');
   t.after(() => Promise.all([a.close(), b.close()]));
   assert.ok((await b.client.listTools()).tools.some((x) => x.name === 'browser_snapshot'));
-  assert.match((await call(a.client, 'browser_navigate', { url: `${pages.url}/` })).text, /Coordinator test page/);
+  assert.match((await call(a.client, 'browser_navigate', { url: `${ws.pages.url}/` })).text, /Coordinator test page/);
   assert.match((await call(b.client, 'browser_snapshot')).text, /button "Click me"/, 'the SSE client sees the page the other client opened');
   const [sa, sb] = [await status(a), await status(b)];
   assert.equal(sa.browser.pid, sb.browser.pid);
@@ -94,7 +76,7 @@ test('HTTP with single-entry mode: Playwright MCP for several clients, one brows
 });
 
 test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown session, a missing or wrong token; none changes anything', async (t) => {
-  const { stateDir, cwd } = dirs('refuse');
+  const { stateDir, cwd } = ws.dirs('refuse');
   const hc = await startHTTPCoordinator({ stateDir, cwd });
   t.after(() => hc.stop());
   const client = await connectHTTP(hc, 'streamable');
@@ -123,7 +105,7 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   assert.equal(local.headers['access-control-allow-origin'], 'http://localhost:6274');
 
   // With a token (here from BROWSER_COORDINATOR_TOKEN) every request needs it.
-  const secured = await startHTTPCoordinator({ ...dirs('token'), env: { BROWSER_COORDINATOR_TOKEN: 'tok-123' } });
+  const secured = await startHTTPCoordinator({ ...ws.dirs('token'), env: { BROWSER_COORDINATOR_TOKEN: 'tok-123' } });
   t.after(() => secured.stop());
   assert.match(secured.stderr(), /auth="bearer token"/);
   for (const authorization of [undefined, 'Bearer wrong', 'tok-123']) {

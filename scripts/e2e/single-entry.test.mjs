@@ -1,37 +1,19 @@
 // End to end: single-entry mode (`browser-coordinator --mcp CMD ARGS…`) with
 // real child MCPs (@playwright/mcp, chrome-devtools-mcp), driven by the
 // official MCP TypeScript SDK, compared with the same child called directly.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { connect, startCoordinator, call } from '../lib/mcp.mjs';
 import { childMCPs } from '../lib/paths.mjs';
-import { startPageServer } from '../lib/pageserver.mjs';
+import { workspace } from '../lib/workspace.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 
 const cdtEnv = { CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' };
 const cdtArgs = ['--browserUrl', '{cdp_endpoint}', '--no-usage-statistics'];
 
-let pages;
-let work;
-before(async () => {
-  pages = await startPageServer();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'bcse-'));
-});
-after(async () => {
-  await pages?.close();
-  fs.rmSync(work, { recursive: true, force: true });
-});
-
-/** A private state dir and cwd (Playwright MCP writes snapshots into its cwd). */
-function dirs(name) {
-  const stateDir = path.join(work, `${name}-state`);
-  const cwd = path.join(work, `${name}-ws`);
-  fs.mkdirSync(cwd, { recursive: true });
-  return { stateDir, cwd };
-}
+const ws = workspace('bcse-');
 
 /** Records every JSON-RPC message a client receives, as parsed from the wire (before the SDK validates it). */
 function tap(conn) {
@@ -60,12 +42,12 @@ async function status(conn) {
 
 /** The single-entry coordinator and the same child connected directly, each with a browser of its own. */
 async function pair(t, name, childArgv, { env = {} } = {}) {
-  const se = dirs(`${name}-se`);
+  const se = ws.dirs(`${name}-se`);
   const coord = await startCoordinator({ ...se, args: ['--mcp', ...childArgv], env });
   t.after(() => coord.close());
   // "Directly": the child on its own, its CDP endpoint that of a plain
   // coordinator of its own (the same CDP path as the single-entry child's).
-  const plain = dirs(`${name}-plain`);
+  const plain = ws.dirs(`${name}-plain`);
   const backend = await startCoordinator(plain);
   t.after(() => backend.close());
   const endpoint = (await status(backend)).cdpEndpoint;
@@ -116,7 +98,7 @@ test('Playwright MCP in single-entry mode: the same tools and results as called 
 
   // navigate + snapshot: the results are the child's own, unchanged (both
   // children see the same page server; only snapshot file times differ).
-  for (const [name, args] of [['browser_navigate', { url: `${pages.url}/` }], ['browser_snapshot', {}]]) {
+  for (const [name, args] of [['browser_navigate', { url: `${ws.pages.url}/` }], ['browser_snapshot', {}]]) {
     const viaCoordinator = await rawResult(coord, coordWire, 'tools/call', { name, arguments: args });
     const straight = await rawResult(direct, directWire, 'tools/call', { name, arguments: args });
     assert.match(JSON.stringify(viaCoordinator), /Coordinator test page/);
@@ -129,7 +111,7 @@ test('Playwright MCP in single-entry mode: the same tools and results as called 
   // it again and goes through.
   const { pid } = s.child;
   process.kill(-pid, 'SIGKILL');
-  const again = await call(coord.client, 'browser_navigate', { url: `${pages.url}/second` });
+  const again = await call(coord.client, 'browser_navigate', { url: `${ws.pages.url}/second` });
   assert.match(again.text, /Second page/);
   s = await status(coord);
   assert.equal(s.child.state, 'running');
@@ -158,7 +140,7 @@ test('chrome-devtools-mcp in single-entry mode: the same tools and results as ca
     const list = await rawResult(...conn, 'tools/call', { name: 'list_pages', arguments: {} });
     const id = pageId(list.content[0].text);
     assert.ok(id, `list_pages names the selected page: ${JSON.stringify(list)}`);
-    const nav = await rawResult(...conn, 'tools/call', { name: 'navigate_page', arguments: { pageId: id, type: 'url', url: `${pages.url}/` } });
+    const nav = await rawResult(...conn, 'tools/call', { name: 'navigate_page', arguments: { pageId: id, type: 'url', url: `${ws.pages.url}/` } });
     const snap = await rawResult(...conn, 'tools/call', { name: 'take_snapshot', arguments: { pageId: id } });
     results.push({ list, nav, snap });
   }
@@ -168,13 +150,13 @@ test('chrome-devtools-mcp in single-entry mode: the same tools and results as ca
 });
 
 test('a child MCP that cannot start: a clear error in tools/list and coordinator_status; the coordinator tools still work', async (t) => {
-  const exitAtOnce = path.join(work, 'exit-at-once.js');
+  const exitAtOnce = path.join(ws.work, 'exit-at-once.js');
   fs.writeFileSync(exitAtOnce, 'console.error("bad config"); process.exit(3);\n');
   for (const [name, child, want] of [
     ['missing', ['no-such-browser-mcp', '--flag'], /executable file not found/],
     ['exits', ['node', exitAtOnce], /exited at once \(exit status 3\)/],
   ]) {
-    const coord = await startCoordinator({ ...dirs(`bad-${name}`), args: ['--mcp', ...child] });
+    const coord = await startCoordinator({ ...ws.dirs(`bad-${name}`), args: ['--mcp', ...child] });
     t.after(() => coord.close());
     const { tools } = await coord.client.listTools();
     assert.deepEqual(tools.map((x) => x.name).filter((n) => !n.startsWith('coordinator_')), [], `${name}: no child tools`);
@@ -194,11 +176,11 @@ test('a child MCP that cannot start: a clear error in tools/list and coordinator
 test('a child MCP that writes garbage to stdout: the garbage is skipped and reported, the tools work', async (t) => {
   // A banner on stdout before the real server starts, as some wrappers print.
   const noisy = ['sh', '-c', 'echo "Welcome to my MCP wrapper!"; echo; exec "$0" "$@"', ...childMCPs.playwright];
-  const coord = await startCoordinator({ ...dirs('noisy'), args: ['--mcp', ...noisy] });
+  const coord = await startCoordinator({ ...ws.dirs('noisy'), args: ['--mcp', ...noisy] });
   t.after(() => coord.close());
   const { tools } = await coord.client.listTools();
   assert.ok(tools.some((x) => x.name === 'browser_navigate'));
-  const nav = await call(coord.client, 'browser_navigate', { url: `${pages.url}/` });
+  const nav = await call(coord.client, 'browser_navigate', { url: `${ws.pages.url}/` });
   assert.match(nav.text, /Coordinator test page/);
   assert.match(coord.stderr(), /not JSON-RPC; ignored .*line="Welcome to my MCP wrapper!"/);
 });

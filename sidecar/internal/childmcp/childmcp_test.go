@@ -426,3 +426,11 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 func testLogger(b *bytes.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(&syncBuffer{b: b}, nil))
 }
+
+func TestACallBeforeAnyListWaitsForTheChild(t *testing.T) {
+	w, _, _ := proxied(t, "normal", Config{})
+	// No tools/list first: the call still finds the child's tool.
+	if got := resultText(t, callTool(w, "args", `{"a":1}`)); got != `{"a":1} null` {
+		t.Errorf("args: %s", got)
+	}
+}

@@ -33,10 +33,11 @@ func Serve(srv *server.MCPServer, child *Child, ensure func(context.Context) err
 		hooks = &server.Hooks{}
 		server.WithHooks(hooks)(srv)
 	}
-	hooks.AddBeforeListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest) {
-		select {
-		case <-p.ready:
-		case <-ctx.Done():
+	hooks.AddBeforeListTools(func(ctx context.Context, _ any, _ *mcp.ListToolsRequest) { p.wait(ctx) })
+	// A client that calls a tool it knows without listing first waits too.
+	hooks.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
+		if srv.GetTool(req.Params.Name) == nil {
+			p.wait(ctx)
 		}
 	})
 	hooks.AddOnRegisterSession(func(_ context.Context, s server.ClientSession) { p.sessions.Store(s.SessionID(), s) })
@@ -62,6 +63,14 @@ func Serve(srv *server.MCPServer, child *Child, ensure func(context.Context) err
 		}
 	}()
 	return p
+}
+
+// wait waits for the child's first start to end, or for ctx.
+func (p *Proxy) wait(ctx context.Context) {
+	select {
+	case <-p.ready:
+	case <-ctx.Done():
+	}
 }
 
 // Ready is closed once the child's first start has ended, either way.

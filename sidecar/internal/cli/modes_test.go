@@ -117,18 +117,7 @@ func (p *process) log() string {
 
 func (p *process) wait(t *testing.T) int {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if ee, ok := err.(*exec.ExitError); ok {
-			return ee.ExitCode()
-		}
-		return 0
-	case <-time.After(20 * time.Second):
-		t.Fatal("did not exit")
-		return -1
-	}
+	return (&running{cmd: p.cmd}).wait(t)
 }
 
 func TestHTTPTransportServesUntilSIGTERM(t *testing.T) {

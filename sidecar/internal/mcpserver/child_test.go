@@ -1,17 +1,12 @@
 package mcpserver
 
 import (
-	"context"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 type fakeChild struct {
@@ -35,38 +30,10 @@ func (f *fakeChild) set(st childmcp.Status) {
 // no browser (nothing here launches one).
 func withChild(t *testing.T, child ChildReporter) *session {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := coordinator.New(coordinator.Config{StateDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := newCoordinator(t, coordinator.Options{})
 	srv := New(c)
 	AttachChild(srv, c, child)
-	cl, err := client.NewInProcessClient(srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := cl.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := cl.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cl.Close() })
-	s := &session{t: t, client: cl, outputs: map[string]*jsonschema.Schema{}}
-	for _, tool := range s.listTools() {
-		s.outputs[tool.Name] = compile(t, tool.Name+"-output", tool.OutputSchema)
-	}
-	return s
+	return open(t, srv)
 }
 
 func TestStatusReportsTheChildMCP(t *testing.T) {

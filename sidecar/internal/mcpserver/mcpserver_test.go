@@ -12,6 +12,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -25,17 +26,30 @@ type session struct {
 
 func start(t *testing.T) *session {
 	t.Helper()
+	return open(t, New(newCoordinator(t, coordinator.Options{BrowserPath: testutil.BrowserPath(t), Headless: true})))
+}
+
+// newCoordinator is a coordinator with a state dir of its own; it launches
+// nothing until asked.
+func newCoordinator(t *testing.T, o coordinator.Options) *coordinator.Coordinator {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: testutil.BrowserPath(t), Headless: true}})
+	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: o})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	cl, err := client.NewInProcessClient(New(c))
+	return c
+}
+
+// open connects an in-process client to srv and compiles the tools' schemas.
+func open(t *testing.T, srv *server.MCPServer) *session {
+	t.Helper()
+	cl, err := client.NewInProcessClient(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
