@@ -9,6 +9,9 @@
 //   bulk transfer            a 64 MiB CDP answer, proxy vs straight     (goal ≥ 0.95×)
 //   wrap wake-up             state file written → child started        (goal ≤ 20 ms)
 //   lazy launch              first CDP request → answered, vs Chromium's own spawn → ready (goal ≤ +10%)
+//   single-entry call        Playwright MCP tool call through --mcp vs direct (goal ≤ +1 ms median)
+//   HTTP tools/list          requests/s from 8 clients over streamable HTTP, next to stdio (goal ≥ 1,000/s)
+//   HTTP session memory      RSS growth per streamable HTTP session (goal ≤ 64 KB)
 //   tier switch              VS Code's port file written → backend switched (goal ≤ 200 ms)
 //
 // BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
@@ -212,6 +215,15 @@ try {
   const sw = await tierSwitch(reps(10, 3));
   row('port file written → backend switched to Tier 2', '-', ms(sw.toTier2), '-', '≤ 200 ms', sw.toTier2 <= 200);
   row('port file removed → backend switched to Tier 1', '-', ms(sw.toTier1), '-', '≤ 200 ms', sw.toTier1 <= 200);
+
+  progress('single-entry mode, HTTP transport ...');
+  const modes = await import('./lib/benchmodes.mjs');
+  const [sed, ses] = await modes.singleEntryCall({ work, pages, n: reps(400, 40), alternate });
+  row('single-entry (--mcp): Playwright MCP tool call (median)', ms(sed), ms(ses), `${ses >= sed ? '+' : ''}${((ses - sed) * 1000).toFixed(0)} µs`, '≤ +1 ms', ses - sed <= 1);
+  const tl = await modes.httpToolsListRate({ work, n: reps(20000, 2000) });
+  row('tools/list, 8 concurrent clients', `stdio ${tl.stdio.toFixed(0)}/s`, `HTTP ${tl.http.toFixed(0)}/s`, `${(tl.http / tl.stdio).toFixed(2)}×`, '≥ 1,000/s', tl.http >= 1000);
+  const mem = await modes.httpSessionMemory({ work, n: reps(1000, 200) });
+  row('memory per HTTP session (RSS growth / sessions)', `RSS before ${(mem.before / 2 ** 20).toFixed(1)} MB`, `${(mem.perSession / 1024).toFixed(1)} KB`, '-', '≤ 64 KB', mem.perSession <= 64 * 1024);
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });
