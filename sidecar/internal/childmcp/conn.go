@@ -266,7 +266,7 @@ func (c *conn) close(grace time.Duration) {
 			return
 		}
 		c.closeStdout()
-		c.proc.group.release()
+		c.proc.group.Release()
 	})
 }
 

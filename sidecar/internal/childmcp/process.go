@@ -2,33 +2,29 @@ package childmcp
 
 import (
 	"os/exec"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
 )
 
 // process is the child MCP's process tree: the command, in a process group
-// of its own (a Job object on Windows), so that an `npx` tree, a shell
-// wrapper and whatever they started all end together.
+// of its own that dies with the coordinator (package procgroup), so that an
+// `npx` tree, a shell wrapper and whatever they started all end together.
 type process struct {
 	pid    int
-	group  group
+	group  *procgroup.Group
 	exited chan struct{} // closed once the leader has been reaped
 	err    error         // the leader's exit; set before exited closes
 }
 
-// group ends a whole process tree; each OS has its own (group_*.go).
-type group interface {
-	kill(pid int) // ends every process in the tree now
-	release()     // drops what the group holds, once the leader is reaped
-}
-
 // spawn starts cmd in a group of its own. One goroutine starts and reaps the
-// process (Wait is always called), on a thread of its own where the OS ties
-// the child's life to the spawning thread (Linux Pdeathsig).
+// process (Wait is always called), locked to its thread for the child's life
+// (procgroup.LockThread).
 func spawn(cmd *exec.Cmd) (*process, error) {
 	p := &process{exited: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
-		lockThread()
-		g, err := startGroup(cmd)
+		procgroup.LockThread()
+		g, err := procgroup.Start(cmd)
 		if err != nil {
 			started <- err
 			return
@@ -45,7 +41,7 @@ func spawn(cmd *exec.Cmd) (*process, error) {
 }
 
 // kill ends the whole tree: the leader and everything it started.
-func (p *process) kill() { p.group.kill(p.pid) }
+func (p *process) kill() { p.group.Kill() }
 
 // done reports whether the leader has exited.
 func (p *process) done() bool {

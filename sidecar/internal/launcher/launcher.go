@@ -9,7 +9,7 @@
 //
 // The browser runs in its own process group and dies with the coordinator:
 // Pdeathsig on Linux, a kill-on-close Job object on Windows, a watchdog
-// process on macOS (guard_*.go). Stop is graceful (CDP Browser.close), then
+// process on macOS (package procgroup). Stop is graceful (CDP Browser.close), then
 // kills the group after a timeout, always reaps the process, and removes a
 // temporary profile.
 package launcher
@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
 	"github.com/fsnotify/fsnotify"
 	"github.com/gorilla/websocket"
 )
@@ -75,7 +76,7 @@ type Browser struct {
 	log        *slog.Logger
 	temp       bool // UserDataDir is ours to remove
 	cmd        *exec.Cmd
-	guard      guard
+	group      *procgroup.Group
 	stderr     *tail
 	stderrDone chan struct{} // closed at stderr EOF: every process of the browser has exited
 	done       chan struct{}
@@ -261,12 +262,12 @@ func (b *Browser) start(ctx context.Context) error {
 	return nil
 }
 
-// run starts the process and reaps it. On Linux it runs on a locked OS thread
-// that lives exactly as long as the browser (see guard_linux.go).
+// run starts the process and reaps it, on a goroutine locked to its thread
+// for the browser's life (see procgroup.LockThread).
 func (b *Browser) run(started chan<- error) {
-	lockThread()
-	g, err := startGuarded(b.cmd)
-	b.guard = g // set before Launch reads it, via the channel send below
+	procgroup.LockThread()
+	g, err := procgroup.Start(b.cmd)
+	b.group = g // set before Launch reads it, via the channel send below
 	started <- err
 	if err != nil {
 		return
@@ -506,9 +507,9 @@ func (b *Browser) stop(ctx context.Context) error {
 	}
 	// Kill the group even after a clean exit: helpers that lag behind the
 	// main process must not keep the profile open.
-	b.guard.kill(b.cmd.Process)
+	b.group.Kill()
 	<-b.done
-	b.guard.release()
+	b.group.Release()
 	b.removeProfile()
 	return nil
 }

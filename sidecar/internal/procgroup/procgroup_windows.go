@@ -1,4 +1,4 @@
-package childmcp
+package procgroup
 
 import (
 	"os/exec"
@@ -8,9 +8,9 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// On Windows the child runs in a Job object with kill-on-close: the
-// coordinator holds the only handle, so the tree ends when the coordinator
-// exits however it exits, and Terminate ends it on request.
+// On Windows the process runs in a Job object with kill-on-close: we hold
+// the only handle, so when we exit (or are killed) the kernel closes it and
+// terminates every process in the job.
 
 func lockThread() {}
 
@@ -19,7 +19,7 @@ type job struct{ j *proc.Job }
 func (g job) kill(int) { g.j.Terminate() }
 func (g job) release() { g.j.Close() }
 
-func startGroup(cmd *exec.Cmd) (group, error) {
+func start(cmd *exec.Cmd) (osGroup, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
 	j, err := proc.StartInJob(cmd)
 	return job{j: j}, err

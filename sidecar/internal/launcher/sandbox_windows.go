@@ -1,0 +1,3 @@
+package launcher
+
+func needsNoSandbox() bool { return false }
