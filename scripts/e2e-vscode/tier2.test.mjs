@@ -23,7 +23,7 @@ import { root } from '../lib/paths.mjs';
 const browserPath = findBrowser();
 const skip = codeServerSkip(browserPath);
 
-let tmp, codeServer, chromiumProc, cdpPort, pages, workbench, playwright;
+let tmp, codeServer, chromiumProc, cdpPort, pages, workbench, playwright, contentURL;
 const log = (...a) => console.log('[tier2]', ...a);
 
 before(async () => {
@@ -57,7 +57,7 @@ before(async () => {
 
   // The user opens VS Code and the Simple Browser on a page of another site.
   pages = await startPageServer();
-  const contentURL = pages.url.replace('127.0.0.1', 'localhost') + '/';
+  contentURL = pages.url.replace('127.0.0.1', 'localhost') + '/';
   playwright = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
   workbench = playwright.contexts()[0].pages()[0];
   await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`);
@@ -133,4 +133,27 @@ test('a wrapped Playwright MCP sees VS Code\'s Simple Browser as its only page, 
   const attempt = await call(pw.client, 'browser_tabs', { action: 'new' }, { allowError: true });
   assert.equal(attempt.isError, true, 'a new tab is refused in Tier 2');
   assert.ok(alive(codeServer.pid), 'VS Code is still there');
+});
+
+test('with no browser view open, coordinator_open_tab opens the Simple Browser through the palette', { skip, timeout: 240_000 }, async (t) => {
+  const iframes = async () => (await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json()).filter((x) => x.type === 'iframe');
+  // The user closes every editor: no browser view is left. (The Simple
+  // Browser covers the editor area: focus the side bar instead.)
+  await workbench.locator('.part.sidebar').click({ position: { x: 100, y: 200 } });
+  await workbench.keyboard.press('Control+Shift+P');
+  await workbench.locator('.quick-input-widget input').fill('>View: Close All Editors');
+  await workbench.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Close All Editors' }).waitFor();
+  await workbench.keyboard.press('Enter');
+  await waitUntil(async () => (await iframes()).length === 0, { what: 'the Simple Browser to close' });
+
+  const stateDir = path.join(tmp, 'state2');
+  const cwd = path.join(tmp, 'ws');
+  const coord = await startCoordinator({ stateDir, cwd, env: { TERM_PROGRAM: 'vscode', TMPDIR: path.join(tmp, 't') } });
+  t.after(() => coord.close());
+  const opened = await call(coord.client, 'coordinator_open_tab', { url: `${contentURL}second` });
+  assert.match(opened.text, /Opened tab/);
+  assert.ok((await iframes()).some((x) => x.url.startsWith(`${contentURL}second`)), 'the Simple Browser shows the page');
+  const tabs = (await call(coord.client, 'coordinator_list_tabs')).structuredContent.tabs;
+  assert.equal(tabs.length, 1);
+  assert.equal(tabs[0].url, `${contentURL}second`, 'the tab is the Simple Browser\'s page, without its own query parameters');
 });

@@ -112,18 +112,24 @@ func (p palette) press(ctx context.Context, key string) error { return p.chord(c
 
 func (p palette) chord(ctx context.Context, key string, modifiers int) error {
 	k := keys[key]
-	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+	event := func(typ string, extra map[string]any) error {
 		params := map[string]any{"type": typ, "key": key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk, "modifiers": modifiers}
-		if key == "Enter" && typ == "rawKeyDown" {
-			if _, err := p.call(ctx, "Input.dispatchKeyEvent", map[string]any{"type": "char", "text": "\r", "key": "Enter"}); err != nil {
-				return err
-			}
+		for n, v := range extra {
+			params[n] = v
 		}
-		if _, err := p.call(ctx, "Input.dispatchKeyEvent", params); err != nil {
+		_, err := p.call(ctx, "Input.dispatchKeyEvent", params)
+		return err
+	}
+	// A key press is key down, then (for Enter) the character, then key up.
+	if err := event("rawKeyDown", nil); err != nil {
+		return err
+	}
+	if key == "Enter" {
+		if err := event("char", map[string]any{"text": "\r"}); err != nil {
 			return err
 		}
 	}
-	return nil
+	return event("keyUp", nil)
 }
 
 func (p palette) typeText(ctx context.Context, text string) error {
