@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,13 +59,8 @@ type Conn struct {
 // Dial connects to a CDP WebSocket URL. onEvent, if not nil, receives every
 // event on the reading goroutine: it must not block.
 func Dial(ctx context.Context, url string, onEvent func(Message)) (*Conn, error) {
-	return DialWith(ctx, url, nil, onEvent)
-}
-
-// DialWith connects with extra handshake headers (a service's token).
-func DialWith(ctx context.Context, url string, header http.Header, onEvent func(Message)) (*Conn, error) {
-	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10, Proxy: nil}
-	ws, resp, err := d.DialContext(ctx, url, header.Clone())
+	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
+	ws, resp, err := d.DialContext(ctx, url, nil)
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("connect to %s: %w (HTTP %s)", url, err, resp.Status)

@@ -70,8 +70,6 @@ type Verdict struct {
 	Reply *Message
 	// Async answers later, from its own goroutine (it may Call the browser).
 	Async func(ctx context.Context) *Message
-	// Forward replaces the command that goes to the browser.
-	Forward *Message
 	// Then rewrites the browser's answer before the client sees it.
 	Then func(answer *Message) *Message
 }
@@ -106,9 +104,6 @@ type Session struct {
 	mu      sync.Mutex
 	pending map[int64]*pending
 	closed  bool
-
-	// Data is for the policy's per-connection state.
-	Data any
 }
 
 type pending struct {
@@ -299,35 +294,25 @@ func (s *Session) readClient() error {
 				}
 			}()
 		default:
-			out := &m
-			if v.Forward != nil {
-				out = v.Forward
-			}
-			if err := s.forward(out, data, v.Forward == nil && v.Then == nil, v.Then); err != nil {
+			if err := s.forward(&m, data, v.Then); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// forward sends a client command upstream under a fresh id.
-func (s *Session) forward(m *Message, original []byte, unchanged bool, then func(*Message) *Message) error {
+// forward sends a client command upstream under a fresh id. The bytes go as
+// the client sent them, with the id (and for a page-level client the session
+// id) set in place.
+func (s *Session) forward(m *Message, original []byte, then func(*Message) *Message) error {
 	clientID, _ := json.Marshal(*m.ID)
 	id := s.nextID.Add(1)
 	if !s.addPending(id, &pending{clientID: clientID, then: then, raw: then == nil}) {
 		return ErrClosed
 	}
-	var data []byte
-	var err error
-	if unchanged {
-		data, err = sjson.SetBytes(original, "id", id)
-		if page := s.PageSession(); err == nil && page != "" && !gjson.GetBytes(original, "sessionId").Exists() {
-			data, err = sjson.SetBytes(data, "sessionId", page)
-		}
-	} else {
-		cp := *m
-		cp.ID = &id
-		data, err = json.Marshal(cp)
+	data, err := sjson.SetBytes(original, "id", id)
+	if page := s.PageSession(); err == nil && page != "" && !gjson.GetBytes(original, "sessionId").Exists() {
+		data, err = sjson.SetBytes(data, "sessionId", page)
 	}
 	if err != nil {
 		return err

@@ -42,13 +42,3 @@ func spawn(cmd *exec.Cmd) (*process, error) {
 
 // kill ends the whole tree: the leader and everything it started.
 func (p *process) kill() { p.group.Kill() }
-
-// done reports whether the leader has exited.
-func (p *process) done() bool {
-	select {
-	case <-p.exited:
-		return true
-	default:
-		return false
-	}
-}

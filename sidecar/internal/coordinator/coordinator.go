@@ -528,14 +528,6 @@ func (c *Coordinator) SetEndpoint(e *Endpoint) {
 	c.publishQuietly()
 }
 
-// Endpoint is the browser the coordinator connects to instead of launching
-// one, or nil.
-func (c *Coordinator) Endpoint() *Endpoint {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.endpoint
-}
-
 // SetVSCodeStatus records how the coordinator relates to VS Code (status).
 func (c *Coordinator) SetVSCodeStatus(v *VSCodeStatus) {
 	c.mu.Lock()

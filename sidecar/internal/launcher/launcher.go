@@ -34,9 +34,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
 	"github.com/fsnotify/fsnotify"
-	"github.com/gorilla/websocket"
 )
 
 // Options describe one launch. The zero value of every field but Path is a
@@ -517,16 +517,14 @@ func (b *Browser) stop(ctx context.Context) error {
 // closeViaCDP sends Browser.close on the browser's own WebSocket. Errors do
 // not matter: the kill that follows is the fallback.
 func (b *Browser) closeViaCDP() {
-	d := websocket.Dialer{HandshakeTimeout: time.Second}
-	c, _, err := d.Dial("ws://"+b.Addr()+b.WSPath, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), b.opts.StopTimeout)
+	defer cancel()
+	c, err := cdp.Dial(ctx, "ws://"+b.Addr()+b.WSPath, nil)
 	if err != nil {
 		return
 	}
 	defer c.Close()
-	_ = c.SetWriteDeadline(time.Now().Add(time.Second))
-	_ = c.WriteMessage(websocket.TextMessage, []byte(`{"id":1,"method":"Browser.close"}`))
-	_ = c.SetReadDeadline(time.Now().Add(time.Second))
-	_, _, _ = c.ReadMessage()
+	_, _ = c.Call(ctx, "", "Browser.close", nil)
 }
 
 func (b *Browser) removeProfile() {

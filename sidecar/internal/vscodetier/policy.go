@@ -23,10 +23,9 @@ type viewPolicy struct {
 	iframe bool // the view is the Simple Browser's iframe, not a page
 
 	mu           sync.Mutex
-	owned        map[string]bool // sessions the client holds: the view and targets under it
+	owned        map[string]bool // sessions the client holds: the view and targets under it; never the bridge's own
 	viewSessions map[string]bool // the owned sessions attached to the view itself
-	hidden       map[string]bool // the bridge's own sessions (VS Code's window)
-	parent       string          // hidden session on the window that holds an iframe view
+	parent       string          // the bridge's own session on the window that holds an iframe view
 }
 
 // topLevelOnly is Chromium's answer to page commands sent to an iframe.
@@ -83,12 +82,6 @@ func (p *viewPolicy) owns(session string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.owned[session]
-}
-
-func (p *viewPolicy) isHidden(session string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.hidden[session]
 }
 
 // Command implements cdpbridge.Policy.
@@ -210,7 +203,7 @@ func (p *viewPolicy) isViewSession(s *cdpbridge.Session, session string) bool {
 // Event implements cdpbridge.Policy.
 func (p *viewPolicy) Event(s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridge.Message {
 	if m.SessionID != "" {
-		if p.isHidden(m.SessionID) || !p.owns(m.SessionID) {
+		if !p.owns(m.SessionID) {
 			return nil
 		}
 		switch m.Method {
@@ -235,7 +228,7 @@ func (p *viewPolicy) Event(s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridg
 		}
 	case "Target.attachedToTarget":
 		session := gjson.GetBytes(m.Params, "sessionId").String()
-		if gjson.GetBytes(m.Params, "targetInfo.targetId").String() != p.viewID || p.isHidden(session) {
+		if gjson.GetBytes(m.Params, "targetInfo.targetId").String() != p.viewID {
 			return nil
 		}
 		p.mu.Lock()

@@ -60,8 +60,8 @@ func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cd
 	return answer(m, res, err)
 }
 
-// parentSession is the bridge's own (hidden) session on the window that
-// holds the iframe view.
+// parentSession is the bridge's own session on the window that holds the
+// iframe view; the client never owns it, so it never sees its events.
 func (p *viewPolicy) parentSession(ctx context.Context, s *cdpbridge.Session) (string, error) {
 	p.mu.Lock()
 	parent := p.parent
@@ -80,7 +80,6 @@ func (p *viewPolicy) parentSession(ctx context.Context, s *cdpbridge.Session) (s
 	session := gjson.GetBytes(res, "sessionId").String()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hidden[session] = true
 	if p.parent == "" {
 		p.parent = session
 	}

@@ -336,7 +336,7 @@ func (v *View) Bridge(ctx context.Context, page string) (cdpbridge.Options, erro
 	if page != "" && page != t.ID {
 		return cdpbridge.Options{}, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
 	}
-	p := &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}, hidden: map[string]bool{}}
+	p := &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}}
 	return cdpbridge.Options{Policy: p, PageTarget: page}, nil
 }
 
