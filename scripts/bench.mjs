@@ -34,6 +34,7 @@ if (!browser) {
 const { default: WebSocket } = await import('ws');
 const { connect, startCoordinator, call } = await import('./lib/mcp.mjs');
 const { startPageServer } = await import('./lib/pageserver.mjs');
+const { startChromium } = await import('./lib/chromium.mjs');
 
 const quick = !!process.env.BENCH_QUICK;
 const reps = (full, fast) => (quick ? fast : full);
@@ -237,17 +238,8 @@ async function tierSwitch(n) {
   const tmp = path.join(dir, 't');
   const stateDir = path.join(dir, 's');
   fs.mkdirSync(tmp);
-  const args = ['--headless', '--remote-debugging-port=0', `--user-data-dir=${path.join(dir, 'p')}`, '--no-first-run', '--disable-background-networking', 'about:blank'];
-  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  const standIn = spawn(browser, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise((resolve) => {
-    let err = '';
-    standIn.stderr.on('data', (d) => {
-      err += d;
-      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-      if (m) resolve(m[1]);
-    });
-  });
+  const standIn = await startChromium({ profile: path.join(dir, 'p') });
+  const port = String(standIn.port);
   const c = await startCoordinator({ stateDir, cwd: work, env: { TERM_PROGRAM: 'vscode', TMPDIR: tmp } });
   await call(c.client, 'coordinator_launch_browser'); // a launched browser is in use
   const stateFile = (await call(c.client, 'coordinator_status')).structuredContent.stateFile;
@@ -280,8 +272,7 @@ async function tierSwitch(n) {
     toTier1.push((await switched) - t);
   }
   await c.close();
-  standIn.kill('SIGKILL');
-  await new Promise((r) => standIn.once('exit', r));
+  await standIn.kill();
   return { toTier2: median(toTier2), toTier1: median(toTier1) };
 }
 

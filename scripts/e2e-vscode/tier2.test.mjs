@@ -8,12 +8,12 @@
 // never sees the workbench.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { findBrowser } from '../lib/setup.mjs';
+import { startChromium } from '../lib/chromium.mjs';
 import { ensureCodeServer, codeServerSkip, startCodeServer } from '../lib/codeserver.mjs';
 import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
@@ -23,7 +23,7 @@ import { root } from '../lib/paths.mjs';
 const browserPath = findBrowser();
 const skip = codeServerSkip(browserPath);
 
-let tmp, codeServer, chromiumProc, cdpPort, pages, workbench, playwright, contentURL;
+let tmp, codeServer, standIn, cdpPort, pages, workbench, playwright, contentURL;
 const log = (...a) => console.log('[tier2]', ...a);
 
 before(async () => {
@@ -42,18 +42,8 @@ before(async () => {
   const csURL = codeServer.url;
 
   // The stand-in for VS Code's Electron.
-  chromiumProc = spawn(browserPath, ['--headless', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${path.join(tmp, 'prof')}`,
-    '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--window-size=1400,900', 'about:blank'],
-  { stdio: ['ignore', 'ignore', 'pipe'] });
-  cdpPort = await new Promise((resolve, reject) => {
-    let err = '';
-    chromiumProc.stderr.on('data', (d) => {
-      err += d;
-      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    chromiumProc.once('exit', () => reject(new Error(`chromium exited: ${err}`)));
-  });
+  standIn = await startChromium({ profile: path.join(tmp, 'prof'), args: ['--window-size=1400,900'] });
+  cdpPort = standIn.port;
 
   // The user opens VS Code and the Simple Browser on a page of another site.
   pages = await startPageServer();
@@ -92,11 +82,7 @@ after(async () => {
   if (skip) return;
   if (workbench) await workbench.screenshot({ path: path.join(root, '.test-artifacts', 'vscode', 'tier2-last.png') }).catch(() => {});
   await playwright?.close().catch(() => {});
-  if (chromiumProc && chromiumProc.exitCode === null) {
-    const exited = new Promise((r) => chromiumProc.once('exit', r));
-    chromiumProc.kill('SIGKILL');
-    await exited;
-  }
+  await standIn?.kill();
   await codeServer?.stop();
   await pages?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

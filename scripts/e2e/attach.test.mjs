@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCoordinator, startWrapped, call, playwrightDisconnectLog, noticedDisconnects } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
-import { findBrowser } from '../lib/setup.mjs';
+import { startChromium } from '../lib/chromium.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 
 let work;
@@ -26,21 +26,9 @@ after(async () => {
 /** Chromium with remote debugging on a port of its own choosing; prefix runs it elsewhere (ip netns exec NS). */
 async function startBrowser(prefix = []) {
   const profile = fs.mkdtempSync(path.join(work, 'p-'));
-  const args = [...prefix, findBrowser(), '--headless', '--no-sandbox', '--remote-debugging-port=0', `--user-data-dir=${profile}`,
-    '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', 'about:blank'];
-  const proc = spawn(args[0], args.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: profile } });
-  const exited = new Promise((r) => proc.once('exit', r));
-  const ws = await new Promise((resolve, reject) => {
-    let err = '';
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = /DevTools listening on (ws:\/\/\S+)/.exec(err);
-      if (m) resolve(m[1]);
-    });
-    proc.once('exit', () => reject(new Error(`chromium exited: ${err}`)));
-  });
-  cleanups.push(async () => { proc.kill('SIGKILL'); await exited; });
-  return { pid: proc.pid, ws, port: Number(new URL(ws).port), path: new URL(ws).pathname };
+  const browser = await startChromium({ profile, prefix, env: { TMPDIR: profile } });
+  cleanups.push(browser.kill);
+  return browser;
 }
 
 test('attach to a browser on loopback: driven through the proxy, let go on stop, never killed', async (t) => {

@@ -5,45 +5,27 @@
 // browser, and the proxy port never changes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startCoordinator, startWrapped, call, playwrightDisconnectLog, noticedDisconnects } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
-import { findBrowser } from '../lib/setup.mjs';
+import { startChromium } from '../lib/chromium.mjs';
 import { waitUntil } from '../lib/procs.mjs';
 import { stateOf } from '../lib/statefiles.mjs';
 
 let pages, work, standIn;
 
-/** A Chromium with --remote-debugging-port=0 showing url; resolves to { port, pageURL(), kill() }. */
+/** VS Code's Electron: a Chromium showing url; { port, pageURL(), kill() }. */
 async function startStandIn(url) {
-  const profile = fs.mkdtempSync(path.join(work, 'v-'));
-  const args = ['--headless', '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync', url];
-  if (process.getuid?.() === 0) args.unshift('--no-sandbox');
-  const proc = spawn(findBrowser(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise((resolve, reject) => {
-    let err = '';
-    proc.stderr.on('data', (d) => {
-      err += d;
-      const m = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    proc.once('exit', () => reject(new Error(`stand-in exited: ${err}`)));
-  });
-  const exited = new Promise((r) => proc.once('exit', r));
+  const chromium = await startChromium({ profile: fs.mkdtempSync(path.join(work, 'v-')), url });
   return {
-    port,
+    port: chromium.port,
     async pageURL() {
-      const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+      const list = await (await fetch(`http://127.0.0.1:${chromium.port}/json/list`)).json();
       return list.filter((t) => t.type === 'page').map((t) => t.url);
     },
-    async kill() {
-      proc.kill('SIGKILL');
-      await exited;
-    },
+    kill: chromium.kill,
   };
 }
 
