@@ -85,13 +85,24 @@ function formattingOf(text: string): jsonc.FormattingOptions {
   return { insertSpaces: true, tabSize: indented[1].length, eol };
 }
 
+/** The file a symlinked argv.json points to (dotfile managers link it), so the link survives the rename. */
+function realPath(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return file;
+    throw err;
+  }
+}
+
 function write(file: string, before: Parsed | undefined, text: string): string | undefined {
+  const real = realPath(file);
   let backup: string | undefined;
   if (before) {
-    backup = `${file}.bak`;
-    fs.copyFileSync(file, backup);
+    backup = `${real}.bak`;
+    fs.copyFileSync(real, backup);
   }
-  writeFileAtomic(file, (before?.bom ? BOM : '') + text);
+  writeFileAtomic(real, (before?.bom ? BOM : '') + text);
   return backup;
 }
 

@@ -22,6 +22,14 @@ import { ActionId, actionItems, NativeCdp, StatusInput, statusView } from './sta
 const SECTION = 'browserCoordinator';
 const CDP_ENV = 'VSCODE_CDP_PORT';
 
+/** What a refresh redoes besides re-watching the state file and re-offering the MCP servers. */
+interface RefreshParts {
+  /** Find the sidecar again (spawns `--version` per candidate). */
+  sidecar?: boolean;
+  /** Read argv.json and discover VS Code's CDP port again. */
+  native?: boolean;
+}
+
 class Controller implements vscode.Disposable {
   private readonly log: vscode.LogOutputChannel;
   private readonly item: vscode.StatusBarItem;
@@ -35,7 +43,8 @@ class Controller implements vscode.Disposable {
   private watchKey?: string;
   private busy?: string;
   private refreshing?: Promise<void>;
-  private refreshAgain = false;
+  private pending?: RefreshParts;
+  private disposed = false;
 
   constructor(private readonly context: vscode.ExtensionContext, private readonly activatedAt: number) {
     this.log = vscode.window.createOutputChannel('Browser Coordinator', { log: true });
@@ -72,43 +81,52 @@ class Controller implements vscode.Disposable {
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(SECTION)) {
           this.log.info('settings changed');
-          this.requestRefresh();
+          // No setting affects native CDP; only sidecarPath needs the sidecar found again.
+          void this.requestRefresh({ sidecar: e.affectsConfiguration(`${SECTION}.sidecarPath`) });
         }
       }),
-      vscode.workspace.onDidChangeWorkspaceFolders(() => this.requestRefresh()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => void this.requestRefresh({})),
     );
     const provider = registerProvider(this.log, () => this.definitions(), this.changed.event, ext.version);
     if (provider) this.context.subscriptions.push(provider);
     this.render();
     this.log.info(`activated in ${Date.now() - this.activatedAt} ms; setting up in the background`);
-    void this.requestRefresh().then(() => {
+    void this.requestRefresh({ sidecar: true, native: true }).then(() => {
+      if (this.disposed) return;
       this.log.info(`ready in ${Date.now() - this.activatedAt} ms`);
-      void this.offerMcpJson();
+      this.offerMcpJson().catch((err) => this.log.error(`mcp.json: ${errorMessage(err)}`));
     });
   }
 
-  /** Re-runs setup; calls during a run coalesce into one more run (ruff-vscode's requestRestart). */
-  requestRefresh(): Promise<void> {
-    if (this.refreshing) {
-      this.refreshAgain = true;
-      return this.refreshing;
-    }
+  /**
+   * Re-runs setup: the given parts, then the state watcher and the MCP
+   * servers. Calls during a run coalesce into one more run with all their
+   * parts (ruff-vscode's requestRestart).
+   */
+  requestRefresh(parts: RefreshParts): Promise<void> {
+    this.pending = {
+      sidecar: this.pending?.sidecar || parts.sidecar,
+      native: this.pending?.native || parts.native,
+    };
+    if (this.refreshing) return this.refreshing;
     this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
+      while (this.pending && !this.disposed) {
+        const next = this.pending;
+        this.pending = undefined;
         try {
-          await this.refresh();
+          await this.refresh(next);
         } catch (err) {
           this.log.error(`setup failed: ${errorMessage(err)}`);
         }
-      } while (this.refreshAgain);
+      }
       this.refreshing = undefined;
     })();
     return this.refreshing;
   }
 
-  private async refresh(): Promise<void> {
-    await Promise.all([this.refreshNative(), this.refreshSidecar()]);
+  private async refresh(parts: RefreshParts): Promise<void> {
+    await Promise.all([parts.native && this.refreshNative(), parts.sidecar && this.refreshSidecar()]);
+    if (this.disposed) return;
     this.watchState();
     this.changed.fire();
     this.render();
@@ -126,6 +144,7 @@ class Controller implements vscode.Disposable {
       this.sidecar = undefined;
       this.sidecarError = errorMessage(err);
       this.log.error(`sidecar: ${this.sidecarError}`);
+      if (this.disposed) return;
       void vscode.window.showErrorMessage(`Browser Coordinator: ${this.sidecarError}`, 'Open Settings', 'Show Log').then((pick) => {
         if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.sidecarPath`);
         if (pick === 'Show Log') this.log.show();
@@ -155,6 +174,7 @@ class Controller implements vscode.Disposable {
     }
     const dir = userDataDir(this.product, { platform: process.platform, home: os.homedir(), env: process.env }, this.context.globalStorageUri.fsPath);
     const d = await discover(dir);
+    if (this.disposed) return;
     if (d.kind === 'live') {
       native.port = d.port;
       writePortFile(d.port);
@@ -162,7 +182,8 @@ class Controller implements vscode.Disposable {
       this.log.info(`native CDP: port ${d.port} is live (${d.version ?? 'unknown browser'}); wrote ${portFilePath()} and ${CDP_ENV} for terminals and MCP servers`);
     } else {
       env.delete(CDP_ENV);
-      if (d.kind === 'stale' || d.kind === 'mismatch') removePortFile(d.port);
+      // Only when nothing listens: on a mismatch the port is live, maybe another product's published port.
+      if (d.kind === 'stale') removePortFile(d.port);
       if (native.enabled && !native.problem) {
         native.problem = d.kind === 'missing' ? 'native CDP is enabled in argv.json, but VS Code has not been fully restarted since: quit all windows and start it again' : d.reason;
       }
@@ -303,7 +324,7 @@ class Controller implements vscode.Disposable {
         }
       }
     }
-    await this.requestRefresh();
+    await this.requestRefresh({ native: true });
   }
 
   private coordinator(): Entry | undefined {
@@ -376,7 +397,8 @@ class Controller implements vscode.Disposable {
   }
 
   private async writeMcpJsonIn(folder: string, quiet: boolean): Promise<boolean> {
-    if (!this.sidecar) await this.requestRefresh();
+    if (!this.sidecar) await this.requestRefresh({ sidecar: true });
+    if (this.disposed) return false;
     const sidecar = this.sidecar;
     if (!sidecar) {
       void vscode.window.showErrorMessage(`Browser Coordinator: cannot write ${MCP_JSON}: ${this.sidecarError ?? 'no sidecar'}`);
@@ -385,7 +407,7 @@ class Controller implements vscode.Disposable {
     try {
       const result = await writeMcpJson(sidecar.path, { workspace: folder, child: this.childSetting(), sidecarCommand: configCommand(sidecar) });
       this.log.info(`mcp.json: ${result.changed ? 'wrote' : 'already up to date:'} ${result.file} (through \`${path.basename(sidecar.path)} install --host claude-code\`)`);
-      if (!quiet) {
+      if (!quiet && !this.disposed) {
         const open = `Open ${MCP_JSON}`;
         const pick = await vscode.window.showInformationMessage(`Browser Coordinator: ${result.changed ? 'wrote' : 'up to date:'} ${result.file}`, open);
         if (pick === open) await vscode.window.showTextDocument(vscode.Uri.file(result.file));
@@ -412,6 +434,7 @@ class Controller implements vscode.Disposable {
     const mode = this.cfg.get<string>('claudeCode.writeMcpJson', 'ask');
     if (mode === 'never' || !this.sidecar) return;
     for (const folder of this.folders) {
+      if (this.disposed) return;
       if (mode === 'always') {
         await this.writeMcpJsonIn(folder, true);
         continue;
@@ -428,13 +451,23 @@ class Controller implements vscode.Disposable {
         always,
         no,
       );
-      if (pick === always) await this.cfg.update('claudeCode.writeMcpJson', 'always', vscode.ConfigurationTarget.Global);
+      if (this.disposed) return;
+      if (pick === always) {
+        try {
+          await this.cfg.update('claudeCode.writeMcpJson', 'always', vscode.ConfigurationTarget.Global);
+        } catch (err) {
+          // e.g. the user's settings.json does not parse; this folder is still written below
+          this.log.error(`settings: cannot set ${SECTION}.claudeCode.writeMcpJson to "always": ${errorMessage(err)}`);
+          void vscode.window.showErrorMessage(`Browser Coordinator: cannot save the setting "always": ${errorMessage(err)}`);
+        }
+      }
       if (pick === write || pick === always) await this.writeMcpJsonIn(folder, false);
       if (pick === no) await this.context.workspaceState.update(declinedKey, true);
     }
   }
 
   dispose(): void {
+    this.disposed = true;
     this.watcher?.dispose();
     this.watcher = undefined;
   }

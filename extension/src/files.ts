@@ -41,9 +41,3 @@ export function lineColumn(text: string, offset: number): { line: number; column
   }
   return { line, column: offset - lineStart + 1 };
 }
-
-/** The home-relative form of a path for messages (~/.vscode/argv.json). */
-export function tildify(file: string, home: string): string {
-  if (home && (file === home || file.startsWith(home + path.sep))) return '~' + file.slice(home.length);
-  return file;
-}

@@ -17,8 +17,6 @@ export class MemoryLog implements Log {
   debug(m: string): void { this.lines.push(`debug ${m}`); }
 }
 
-export const silentLog: Log = { info() {}, warn() {}, error() {}, debug() {} };
-
 /** The message of an unknown thrown value. */
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -155,11 +155,9 @@ export function installArgs(i: InstallInput): string[] {
 export const MCP_JSON = '.mcp.json';
 
 export interface InstallResult {
-  /** The file written, or that would be written. */
+  /** The file written, or already up to date. */
   file: string;
   changed: boolean;
-  /** The resulting content (from --dry-run). */
-  content: string;
 }
 
 export class InstallError extends Error {
@@ -183,26 +181,16 @@ function runSidecar(sidecar: string, args: string[], cwd: string): Promise<{ std
 }
 
 /**
- * Writes the workspace's .mcp.json through `browser-coordinator install`:
- * first a --dry-run, and only when its result differs from the file on disk
- * the real run, so an unchanged file keeps its timestamp. A file that does
- * not parse makes the sidecar fail with the file, line and column: that
- * message is the error, and nothing is written.
+ * Writes the workspace's .mcp.json through `browser-coordinator install`.
+ * The sidecar leaves an unchanged file alone (it keeps its timestamp) and
+ * prints "wrote <file>: <entries>" or "<file> is up to date: <entries>".
+ * A file that does not parse makes the sidecar fail with the file, line and
+ * column: that message is the error, and nothing is written.
  */
 export async function writeMcpJson(sidecar: string, input: InstallInput): Promise<InstallResult> {
   const file = path.join(input.workspace, MCP_JSON);
-  const dry = await runSidecar(sidecar, installArgs({ ...input, dryRun: true }), input.workspace);
-  let existing: string | undefined;
-  try {
-    existing = fs.readFileSync(file, 'utf8');
-  } catch {
-    existing = undefined;
-  }
-  if (existing !== undefined && existing.trim() === dry.stdout.trim()) return { file, changed: false, content: existing };
-  if (input.dryRun) return { file, changed: true, content: dry.stdout };
-  // It prints "wrote <file>: <entries>"; the file is known, so nothing is parsed.
-  await runSidecar(sidecar, installArgs(input), input.workspace);
-  return { file, changed: true, content: fs.readFileSync(file, 'utf8') };
+  const { stdout } = await runSidecar(sidecar, installArgs({ ...input, dryRun: false }), input.workspace);
+  return { file, changed: stdout.startsWith('wrote ') };
 }
 
 /** Whether the workspace's .mcp.json already has a browser-coordinator entry (a cheap check, no parse errors raised). */

@@ -50,14 +50,12 @@ const tierText: Record<Tier, string> = {
   attach: 'attach: an existing CDP endpoint',
 };
 
-function icon(state: string): string {
+function icon(state: string, busy: boolean): string {
+  if (busy) return '$(loading~spin)';
   switch (state) {
     case 'running':
       return '$(vm-running)';
     case 'launching':
-    case 'launching…':
-    case 'stopping…':
-    case 'restarting…':
       return '$(loading~spin)';
     case 'crashed':
       return '$(error)';
@@ -92,7 +90,7 @@ export function statusView(input: StatusInput): StatusView {
   }
   if (c?.state === 'crashed') severity = 'error';
   lines.push('', 'Click for actions.');
-  return { text: `${icon(state)} ${tier} · ${state}`, tooltip: lines.join('\n'), severity };
+  return { text: `${icon(state, input.busy !== undefined)} ${tier} · ${state}`, tooltip: lines.join('\n'), severity };
 }
 
 export type ActionId =

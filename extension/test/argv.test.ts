@@ -160,3 +160,20 @@ test('the file mode is kept (atomic replace)', (t) => {
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   assert.deepEqual(fs.readdirSync(dir).sort(), ['argv.json', 'argv.json.bak'], 'no temp file left behind');
 });
+
+test('a symlinked argv.json stays a link; the file it points to is edited and backed up', (t) => {
+  const dotfiles = fs.realpathSync(tempDir(t)); // macOS: /var is a link to /private/var
+  const real = path.join(dotfiles, 'argv.json');
+  fs.writeFileSync(real, vscodeDefault);
+  const link = path.join(tempDir(t), 'argv.json');
+  fs.symlinkSync(real, link);
+  const r = enableNativeCdp(link);
+  assert.equal(r.changed, true);
+  assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is not replaced by a plain file');
+  assert.equal(valueIn(fs.readFileSync(real, 'utf8')), '0');
+  assert.equal(r.backup, `${real}.bak`);
+  assert.equal(fs.readFileSync(r.backup, 'utf8'), vscodeDefault);
+  disableNativeCdp(link);
+  assert.ok(fs.lstatSync(link).isSymbolicLink());
+  assert.equal(fs.readFileSync(real, 'utf8'), vscodeDefault);
+});

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TestContext } from 'node:test';
+import { exeName, vsixTarget } from '../src/sidecar';
 import type { CoordinatorState } from '../src/stateFile';
 
 /** The repository root (tests run from out/test/). */
@@ -103,8 +104,9 @@ export async function startChromium(t: TestContext, exe: string): Promise<Browse
 
 /** The sidecar built by `npm run build` for this machine, or undefined. */
 export function builtSidecar(): string | undefined {
-  const target = `${process.platform}-${process.arch}`;
-  const file = path.join(root, 'bin', target, process.platform === 'win32' ? 'browser-coordinator.exe' : 'browser-coordinator');
+  const target = vsixTarget();
+  if (!target) return undefined;
+  const file = path.join(root, 'bin', target, exeName());
   return fs.existsSync(file) ? file : undefined;
 }
 

@@ -49,3 +49,10 @@ test('actions: what makes sense in each state', () => {
   assert.match(actionItems({ native: off, coordinator: visible }).find((a) => a.id === 'toggleHeadless')!.label, /Hide the browser window/);
   assert.ok(!ids({ native: off, coordinator: { ...running, backend: 'tier2', currentUrl: 'about:blank' } }).includes('toggleHeadless'), 'VS Code\'s own browser has no headless switch');
 });
+
+test('busy: every control action shows a spinner, whatever the state file says', () => {
+  const running = { ...base, state: 'running' as const };
+  assert.equal(statusView({ native: off, coordinator: running, busy: 'stopping' }).text, '$(loading~spin) external · stopping…');
+  assert.equal(statusView({ native: off, coordinator: running, busy: 'restarting' }).text, '$(loading~spin) external · restarting…');
+  assert.equal(statusView({ native: off, coordinator: running }).text, '$(vm-running) external · running');
+});
