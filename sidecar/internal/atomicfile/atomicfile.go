@@ -3,12 +3,21 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// Write stores data at path atomically with mode.
+// Write stores data at path atomically with mode. When path is a symlink the
+// file it points to is written and the link stays (a dotfiles-managed config
+// remains a link); a path that does not exist yet is created.
 func Write(path string, data []byte, mode os.FileMode) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	dir, base := filepath.Split(path)
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {

@@ -91,18 +91,14 @@ func (d *Detector) Find(ctx context.Context, preferred Type) (Browser, error) {
 			return Browser{}, fmt.Errorf("%w: %s is not installed and no other browser was detected; install %s or pass --browser-path",
 				ErrNotFound, preferred, defaultName(preferred))
 		}
-		return Browser{}, fmt.Errorf("%w: install Chrome, Edge, Chromium or Brave %s, or pass --browser-path", ErrNotFound, t.advice)
+		return Browser{}, notFound(t)
 	}
 	i := 0
 	if preferred != "" {
 		i = slices.IndexFunc(found, func(b Browser) bool { return b.Type == preferred })
 		if i < 0 {
-			detected := make([]string, len(found))
-			for j, b := range found {
-				detected[j] = fmt.Sprintf("%s (%s)", b.Type, b.Path)
-			}
 			return Browser{}, fmt.Errorf("%w: %s is not installed; detected: %s; install %s, choose a detected browser, or pass --browser-path",
-				ErrNotFound, preferred, strings.Join(detected, ", "), defaultName(preferred))
+				ErrNotFound, preferred, List(found), defaultName(preferred))
 		}
 	}
 	b := found[i]
@@ -111,6 +107,36 @@ func (d *Detector) Find(ctx context.Context, preferred Type) (Browser, error) {
 		return Browser{}, fmt.Errorf("find browser: %w", err)
 	}
 	return b, nil
+}
+
+// Installed returns the installations Detect would, without reading their
+// versions: for messages that only name them.
+func (d *Detector) Installed(ctx context.Context) ([]Browser, error) {
+	found, _, err := d.scan(ctx)
+	return found, err
+}
+
+// NotFound is the error Find returns when no browser is installed: it wraps
+// ErrNotFound and says what to install on this system.
+func (d *Detector) NotFound() error {
+	if err := d.validate(); err != nil {
+		return err
+	}
+	return notFound(tableFor(d.GOOS, d.Getenv))
+}
+
+func notFound(t table) error {
+	return fmt.Errorf("%w: install Chrome, Edge, Chromium or Brave %s, or pass --browser-path", ErrNotFound, t.advice)
+}
+
+// List names bs for a message: "chrome (/usr/bin/google-chrome), chromium
+// (/usr/bin/chromium)"; "" for none.
+func List(bs []Browser) string {
+	names := make([]string, len(bs))
+	for i, b := range bs {
+		names[i] = fmt.Sprintf("%s (%s)", b.Type, b.Path)
+	}
+	return strings.Join(names, ", ")
 }
 
 // FromPath describes the browser at an explicit path (--browser-path). On

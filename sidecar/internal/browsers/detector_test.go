@@ -622,3 +622,30 @@ func TestWinJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestInstalledListAndNotFound checks the helpers that only name browsers
+// for messages: no version is read, and NotFound says what Find says.
+func TestInstalledListAndNotFound(t *testing.T) {
+	sys := fakeSys{goos: "linux", env: linuxEnv(), files: []string{"/usr/bin/google-chrome-stable", "/usr/bin/chromium"}}
+	d := sys.detector()
+	d.Version = func(context.Context, Browser) (string, error) {
+		t.Error("Installed read a version")
+		return "", nil
+	}
+	found, err := d.Installed(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := List(found), "chrome (/usr/bin/google-chrome-stable), chromium (/usr/bin/chromium)"; got != want {
+		t.Errorf("List = %q, want %q", got, want)
+	}
+	if got := List(nil); got != "" {
+		t.Errorf("List(nil) = %q", got)
+	}
+
+	none := fakeSys{goos: "linux", env: linuxEnv()}.detector()
+	_, findErr := none.Find(t.Context(), "")
+	if err := none.NotFound(); !errors.Is(err, ErrNotFound) || err.Error() != findErr.Error() {
+		t.Errorf("NotFound = %v; Find says %v", err, findErr)
+	}
+}

@@ -8,17 +8,16 @@ import (
 	"time"
 )
 
-// versionTimeout bounds one version read.
+// versionTimeout bounds one version read (Detector.readVersion applies it).
 const versionTimeout = 5 * time.Second
 
 // versionFromCommand runs "<exe> --version" and parses the version from its
 // standard output, falling back to standard error (Debian's chromium wrapper
 // script prints shell noise there). The child gets no stdin and never
-// inherits our stdout, which belongs to the MCP stream. Used on Linux and
-// other unixes; on macOS and Windows running the binary may open a window.
+// inherits our stdout, which belongs to the MCP stream. It is killed when
+// ctx ends. Used on Linux and other unixes; on macOS and Windows running the
+// binary may open a window.
 func versionFromCommand(ctx context.Context, exe string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "--version")
 	var stdout, stderr cappedBuffer
 	cmd.Stdin = nil // /dev/null
@@ -35,7 +34,7 @@ func versionFromCommand(ctx context.Context, exe string) (string, error) {
 		return v, nil
 	}
 	if ctx.Err() != nil {
-		return "", fmt.Errorf("%s --version did not finish within %s: %w", exe, versionTimeout, ctx.Err())
+		return "", fmt.Errorf("%s --version did not finish in time: %w", exe, ctx.Err())
 	}
 	if runErr != nil {
 		return "", fmt.Errorf("run %s --version: %w (stderr: %q)", exe, runErr, firstLine(stderr.String()))

@@ -137,13 +137,6 @@ func (c *Child) Start(ctx context.Context) ([]Tool, error) {
 	return slices.Clone(c.tools), nil
 }
 
-// Tools returns the tools of the first successful start.
-func (c *Child) Tools() []Tool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.tools)
-}
-
 // Capabilities returns what the running child advertised, if it runs.
 func (c *Child) Capabilities() (mcp.ServerCapabilities, bool) {
 	c.mu.Lock()
@@ -285,12 +278,14 @@ func (c *Child) start(f *flight) {
 	c.flight = nil
 	f.err = err
 	switch {
+	case c.closed: // Close cut the start short, or it finished too late
+		f.err = ErrClosed
+		if err == nil {
+			c.retireLocked(conn)
+		}
 	case err != nil:
 		c.state, c.lastErr = Failed, err.Error()
 		c.log.Error("the child MCP could not start", "command", quote(c.cfg.Command), "err", err)
-	case c.closed:
-		f.err = ErrClosed
-		c.retireLocked(conn)
 	default:
 		c.conn, c.state = conn, Running
 		if !c.ran {

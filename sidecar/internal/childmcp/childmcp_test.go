@@ -434,3 +434,35 @@ func TestACallBeforeAnyListWaitsForTheChild(t *testing.T) {
 		t.Errorf("args: %s", got)
 	}
 }
+
+func TestCloseDuringAStartIsQuiet(t *testing.T) {
+	logs := &syncBuffer{b: &bytes.Buffer{}}
+	read := func() string {
+		logs.mu.Lock()
+		defer logs.mu.Unlock()
+		return logs.b.String()
+	}
+	// The garbage child never answers initialize: the start hangs until Close.
+	child := fake(t, "garbage", Config{Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	started := make(chan error, 1)
+	go func() {
+		_, err := child.Start(context.Background())
+		started <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(read(), "not JSON-RPC"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the child did not start: %s", read())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	child.Close()
+	if err := <-started; err != ErrClosed {
+		t.Errorf("Start after Close: %v; want ErrClosed", err)
+	}
+	if st := child.Status(); st.State == Failed || st.LastError != "" {
+		t.Errorf("status after a start cut short by Close: %+v", st)
+	}
+	if strings.Contains(read(), "could not start") {
+		t.Errorf("a start cut short by Close was logged as a failure:\n%s", read())
+	}
+}

@@ -73,9 +73,6 @@ func (p *Proxy) wait(ctx context.Context) {
 	}
 }
 
-// Ready is closed once the child's first start has ended, either way.
-func (p *Proxy) Ready() <-chan struct{} { return p.ready }
-
 // Close stops the child.
 func (p *Proxy) Close() error { return p.child.Close() }
 

@@ -28,7 +28,8 @@ func runListBrowsers(args []string, w io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	found, err := browsers.System().Detect(ctx)
+	d := browsers.System()
+	found, err := d.Detect(ctx)
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
@@ -52,8 +53,7 @@ func runListBrowsers(args []string, w io.Writer) int {
 		tw.Flush()
 	}
 	if len(found) == 0 {
-		_, err := browsers.System().Find(ctx, "")
-		return fail(os.Stderr, "%v", err)
+		return fail(os.Stderr, "%v", d.NotFound())
 	}
 	return exitOK
 }

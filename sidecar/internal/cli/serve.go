@@ -105,14 +105,8 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 		t, err := browsers.ParseType(f.browser)
 		if err != nil {
 			detected := "none"
-			if found, _ := d.Detect(ctx); len(found) > 0 {
-				detected = ""
-				for i, b := range found {
-					if i > 0 {
-						detected += ", "
-					}
-					detected += fmt.Sprintf("%s (%s)", b.Type, b.Path)
-				}
+			if found, _ := d.Installed(ctx); len(found) > 0 {
+				detected = browsers.List(found)
 			}
 			return o, fmt.Errorf("--browser: %w; detected here: %s", err, detected)
 		}
@@ -182,11 +176,7 @@ func runServe(args []string) int {
 
 	srv := mcpserver.New(c)
 	if len(f.mcp) > 0 {
-		child, err := startSingleEntry(ctx, srv, c, f.mcp, log)
-		if err != nil {
-			return fail(os.Stderr, "%v", err)
-		}
-		defer child.Close()
+		defer startSingleEntry(srv, c, f.mcp, log).Close()
 	}
 	if f.transport == "http" {
 		return serveHTTP(ctx, srv, c, f, log)

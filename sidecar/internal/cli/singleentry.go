@@ -16,7 +16,7 @@ import (
 // serves its tools from srv. The returned Closer stops the child. The child
 // starts in the background: srv answers initialize at once and its first
 // tools/list waits for the child's tools.
-func startSingleEntry(_ context.Context, srv *server.MCPServer, c *coordinator.Coordinator, child []string, log *slog.Logger) (io.Closer, error) {
+func startSingleEntry(srv *server.MCPServer, c *coordinator.Coordinator, child []string, log *slog.Logger) io.Closer {
 	st := c.Status()
 	ch := childmcp.New(childmcp.Config{
 		Command: childmcp.CommandLine(child, state.File{ProxyPort: st.ProxyPort, CDPEndpoint: st.CDPEndpoint, WSEndpoint: st.WSEndpoint}),
@@ -27,5 +27,5 @@ func startSingleEntry(_ context.Context, srv *server.MCPServer, c *coordinator.C
 		return err
 	})
 	mcpserver.AttachChild(srv, c, ch)
-	return p, nil
+	return p
 }

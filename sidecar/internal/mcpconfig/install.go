@@ -12,8 +12,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/wrap"
 )
 
 // Host is an MCP host whose configuration install writes.
@@ -106,22 +108,13 @@ func Plan(o Options) (Target, error) {
 		if err != nil {
 			return t, fmt.Errorf("--child: %w", err)
 		}
-		if !hasTemplate(args) {
+		if !wrap.HasTemplate(args) && !wrap.NamesEndpoint(args) {
 			args = append(args, "--cdp-endpoint", "{cdp_endpoint}")
-			t.Notes = append(t.Notes, "the custom child command has no {cdp_endpoint}, {cdp_port} or {ws_endpoint}: appended --cdp-endpoint {cdp_endpoint}")
+			t.Notes = append(t.Notes, "the custom child command names no CDP endpoint (no {cdp_endpoint}, {cdp_port}, {ws_endpoint} or endpoint flag): appended --cdp-endpoint {cdp_endpoint}")
 		}
 		t.Entries = append(t.Entries, Entry{Name: "browser", Value: server{Type: typ, Command: o.Sidecar, Args: append([]string{"wrap", "--"}, args...)}})
 	}
 	return t, nil
-}
-
-func hasTemplate(args []string) bool {
-	for _, a := range args {
-		if strings.Contains(a, "{cdp_endpoint}") || strings.Contains(a, "{cdp_port}") || strings.Contains(a, "{ws_endpoint}") {
-			return true
-		}
-	}
-	return false
 }
 
 // location is the config file and its server-map key for host and scope.
@@ -221,31 +214,42 @@ func Install(o Options, dryRun bool) (Result, error) {
 	return r, nil
 }
 
-// SplitCommand splits a command line into arguments: spaces separate,
-// single or double quotes group, a backslash escapes the next character
-// (outside single quotes).
+// SplitCommand splits a command line into arguments the way a POSIX shell
+// (and the extension's splitCommandLine) does: blanks separate, single or
+// double quotes group; outside quotes a backslash escapes the next
+// character, inside double quotes only one of " \ $ ` (so "C:\tools\x.js"
+// keeps its backslashes), inside single quotes nothing.
 func SplitCommand(s string) ([]string, error) {
 	var args []string
 	var cur strings.Builder
 	inArg := false
 	var quote rune
-	escaped := false
-	for _, r := range s {
+	runes := []rune(s)
+	for i := 0; i < len(runes); i++ {
+		r := runes[i]
 		switch {
-		case escaped:
-			cur.WriteRune(r)
-			escaped = false
-		case r == '\\' && quote != '\'':
-			escaped, inArg = true, true
-		case quote != 0:
-			if r == quote {
+		case quote == '\'':
+			if r == '\'' {
 				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case quote == '"':
+			if r == '"' {
+				quote = 0
+			} else if r == '\\' && i+1 < len(runes) && strings.ContainsRune(`"\$`+"`", runes[i+1]) {
+				i++
+				cur.WriteRune(runes[i])
 			} else {
 				cur.WriteRune(r)
 			}
 		case r == '\'' || r == '"':
 			quote, inArg = r, true
-		case r == ' ' || r == '\t' || r == '\n':
+		case r == '\\' && i+1 < len(runes):
+			i++
+			cur.WriteRune(runes[i])
+			inArg = true
+		case unicode.IsSpace(r):
 			if inArg {
 				args = append(args, cur.String())
 				cur.Reset()

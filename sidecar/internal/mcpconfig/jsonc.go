@@ -14,6 +14,13 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // JSON with every byte at the same offset as in the original: positions
 // found in it are positions in the original.
 func neutralize(doc []byte) []byte {
+	out, _ := scanJSONC(doc)
+	return out
+}
+
+// scanJSONC is neutralize that also returns the offsets of the trailing
+// commas it blanked (a comma inside a comment is not one of them).
+func scanJSONC(doc []byte) (neutral []byte, trailingCommas []int) {
 	out := bytes.Clone(doc)
 	blank := func(from, to int) {
 		for i := from; i < to; i++ {
@@ -59,7 +66,8 @@ func neutralize(doc []byte) []byte {
 			afterValue = false
 		case c == '}' || c == ']':
 			if lastComma >= 0 {
-				out[lastComma] = ' ' // trailing comma
+				out[lastComma] = ' '
+				trailingCommas = append(trailingCommas, lastComma)
 			}
 			lastComma, afterValue = -1, true
 		case c == '{' || c == '[' || c == ':':
@@ -69,7 +77,7 @@ func neutralize(doc []byte) []byte {
 			lastComma, afterValue = -1, true
 		}
 	}
-	return out
+	return out, trailingCommas
 }
 
 // syntaxError describes where neutralized JSON is invalid, as line:column.

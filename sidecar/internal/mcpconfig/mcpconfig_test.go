@@ -215,6 +215,27 @@ func toStrings(v any) []string {
 	return out
 }
 
+func TestInstallKeepsASymlinkedConfig(t *testing.T) {
+	ws, dotfiles := t.TempDir(), t.TempDir()
+	target := filepath.Join(dotfiles, "mcp.json")
+	os.WriteFile(target, []byte(`{"mcpServers": {"other": {"command": "x"}}}`), 0o644)
+	link := filepath.Join(ws, ".mcp.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if _, err := Install(Options{Host: ClaudeCode, Workspace: ws, Sidecar: "bc"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf(".mcp.json is no longer a link: %v", err)
+	}
+	written, _ := os.ReadFile(target)
+	servers := parsed(t, written)["mcpServers"].(map[string]any)
+	if servers["other"] == nil || servers["browser-coordinator"] == nil {
+		t.Errorf("the link's target holds:\n%s", written)
+	}
+}
+
 func TestPlan(t *testing.T) {
 	home := "/home/u"
 	for _, tc := range []struct {
@@ -240,6 +261,8 @@ func TestPlan(t *testing.T) {
 		}}, "/appdata/Code/User/mcp.json", "servers", []string{"browser-coordinator", "playwright"}, true, nil},
 		{Options{Host: ClaudeCode, Workspace: "/w", Child: `my-mcp --endpoint "{ws_endpoint}"`}, "/w/.mcp.json", "mcpServers", []string{"browser-coordinator", "browser"}, false, []string{"--endpoint", "{ws_endpoint}"}},
 		{Options{Host: ClaudeCode, Workspace: "/w", Child: `my-mcp --flag`}, "/w/.mcp.json", "mcpServers", []string{"browser-coordinator", "browser"}, false, []string{"--cdp-endpoint", "{cdp_endpoint}"}},
+		// An endpoint flag already names the endpoint: nothing is appended.
+		{Options{Host: ClaudeCode, Workspace: "/w", Child: `npx chrome-devtools-mcp --browserUrl http://10.0.0.5:9222`}, "/w/.mcp.json", "mcpServers", []string{"browser-coordinator", "browser"}, false, []string{"chrome-devtools-mcp", "--browserUrl", "http://10.0.0.5:9222"}},
 	} {
 		tc.o.Sidecar = "bc"
 		got, err := Plan(tc.o)
@@ -277,11 +300,16 @@ func TestPlan(t *testing.T) {
 
 func TestSplitCommand(t *testing.T) {
 	for in, want := range map[string][]string{
-		`npx -y my-mcp`:              {"npx", "-y", "my-mcp"},
-		`node "/my path/x.js" --a=b`: {"node", "/my path/x.js", "--a=b"},
-		`a 'single "q"' b\ c`:        {"a", `single "q"`, "b c"},
-		`  spaced   out  `:           {"spaced", "out"},
-		`empty "" arg`:               {"empty", "", "arg"},
+		`npx -y my-mcp`:                    {"npx", "-y", "my-mcp"},
+		`node "/my path/x.js" --a=b`:       {"node", "/my path/x.js", "--a=b"},
+		`a 'single "q"' b\ c`:              {"a", `single "q"`, "b c"},
+		`  spaced   out  `:                 {"spaced", "out"},
+		`empty "" arg`:                     {"empty", "", "arg"},
+		`node "C:\tools\x.js"`:             {"node", `C:\tools\x.js`},
+		`say "a \"b\" \\ \$ \` + "`" + `"`: {"say", `a "b" \ $ ` + "`"},
+		`a\ b 'c\d' e\\f`:                  {"a b", `c\d`, `e\f`},
+		"tab\tsep\r\nx":                    {"tab", "sep", "x"},
+		`trailing\`:                        {`trailing\`},
 	} {
 		got, err := SplitCommand(in)
 		if err != nil || !slices.Equal(got, want) {
@@ -290,6 +318,26 @@ func TestSplitCommand(t *testing.T) {
 	}
 	if _, err := SplitCommand("   "); err == nil {
 		t.Error("empty command accepted")
+	}
+}
+
+func TestMergeIgnoresCommasInComments(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// A comma in a comment is not a trailing comma.
+		{"{\"mcpServers\": {\"a\": {\"command\": \"x\"} // keep a, b\n}}",
+			"{\"mcpServers\": {\"a\": {\"command\": \"x\"}, // keep a, b\n    \"browser-coordinator\": {\n      \"command\": \"/bin/bc\"\n    }\n}}"},
+		// A real trailing comma after a comment with a comma in it.
+		{"{\"mcpServers\": {\"a\": {\"command\": \"x\"} /* a, b */,\n}}",
+			"{\"mcpServers\": {\"a\": {\"command\": \"x\"}, /* a, b */\n    \"browser-coordinator\": {\n      \"command\": \"/bin/bc\"\n    },\n}}"},
+	} {
+		got, err := Merge([]byte(tc.in), "mcpServers", entries[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+		}
+		parsed(t, got)
 	}
 }
 

@@ -43,7 +43,7 @@ func Merge(doc []byte, key string, entries []Entry) ([]byte, error) {
 
 // set applies one entry; offsets come from the neutralized copy.
 func set(doc []byte, key string, e Entry) ([]byte, error) {
-	neutral := neutralize(doc)
+	neutral, commas := scanJSONC(doc)
 	if !json.Valid(neutral) {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, syntaxError(neutral))
 	}
@@ -55,7 +55,7 @@ func set(doc []byte, key string, e Entry) ([]byte, error) {
 	ind := indentUnit(neutral)
 	container := gjson.GetBytes(neutral, escapePath(key))
 	if !container.Exists() {
-		return insertMember(doc, neutral, root, 0, ind, key, containerWith(e))
+		return insertMember(doc, neutral, commas, root, 0, ind, key, containerWith(e))
 	}
 	if !container.IsObject() {
 		return nil, fmt.Errorf("%w: %q is not an object", ErrInvalid, key)
@@ -66,7 +66,7 @@ func set(doc []byte, key string, e Entry) ([]byte, error) {
 		out := append(bytes.Clone(doc[:existing.Index]), raw...)
 		return append(out, doc[existing.Index+len(existing.Raw):]...), nil
 	}
-	return insertMember(doc, neutral, container, 1, ind, e.Name, pretty(e.Value, 2, ind))
+	return insertMember(doc, neutral, commas, container, 1, ind, e.Name, pretty(e.Value, 2, ind))
 }
 
 // containerWith renders a new container object holding e, for its depth.
@@ -87,8 +87,9 @@ func containerWith(e Entry) func(depth int, ind string) []byte {
 }
 
 // insertMember adds "name": value as the last member of obj (at depth).
-// value is raw JSON, or a function that renders it for the depth.
-func insertMember(doc, neutral []byte, obj gjson.Result, depth int, ind, name string, value any) ([]byte, error) {
+// value is raw JSON, or a function that renders it for the depth. commas
+// are the offsets of the document's trailing commas.
+func insertMember(doc, neutral []byte, commas []int, obj gjson.Result, depth int, ind, name string, value any) ([]byte, error) {
 	var raw []byte
 	switch v := value.(type) {
 	case []byte:
@@ -124,8 +125,9 @@ func insertMember(doc, neutral []byte, obj gjson.Result, depth int, ind, name st
 	// member's line, so a // comment there stays with its member.
 	gap := bytes.Clone(doc[lastEnd:closing])
 	trailingComma := false
-	for i := range gap {
-		if gap[i] == ',' && neutral[lastEnd+i] == ' ' {
+	for _, at := range commas {
+		if at >= lastEnd && at < closing {
+			i := at - lastEnd
 			gap = append(gap[:i], gap[i+1:]...)
 			trailingComma = true
 			break

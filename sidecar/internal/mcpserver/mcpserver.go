@@ -335,11 +335,7 @@ func (h *handlers) detectedHint(ctx context.Context) string {
 	if err != nil || len(found) == 0 {
 		return "; no browser is installed here"
 	}
-	var names []string
-	for _, b := range found {
-		names = append(names, fmt.Sprintf("%s (%s)", b.Type, b.Path))
-	}
-	return "; installed here: " + strings.Join(names, ", ")
+	return "; installed here: " + browsers.List(found)
 }
 
 func (h *handlers) stop(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,6 +112,35 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 
 // Templates are the placeholders Expand replaces.
 var Templates = []string{"{cdp_port}", "{cdp_endpoint}", "{ws_endpoint}"}
+
+// EndpointFlags name a CDP endpoint on the command lines of the browser MCPs
+// people run: Playwright MCP's --cdp-endpoint, chrome-devtools-mcp's
+// --browserUrl / --browser-url / --wsEndpoint / --ws-endpoint.
+var EndpointFlags = []string{"--cdp-endpoint", "--browserUrl", "--browser-url", "--wsEndpoint", "--ws-endpoint"}
+
+// HasTemplate reports whether an argument holds one of the Templates.
+func HasTemplate(args []string) bool {
+	for _, a := range args {
+		for _, t := range Templates {
+			if strings.Contains(a, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// NamesEndpoint reports whether args give an endpoint flag (as --flag value
+// or --flag=value), so the command already knows its CDP endpoint.
+func NamesEndpoint(args []string) bool {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		if slices.Contains(EndpointFlags, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // Expand replaces {cdp_port}, {cdp_endpoint} and {ws_endpoint} in args,
 // anywhere in an argument (e.g. --cdp-endpoint={cdp_endpoint}).

@@ -31,6 +31,30 @@ func TestExpand(t *testing.T) {
 	}
 }
 
+func TestHasTemplateAndNamesEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		args               string
+		template, endpoint bool
+	}{
+		{"npx @playwright/mcp --cdp-endpoint {cdp_endpoint}", true, true},
+		{"my-mcp --port={cdp_port}", true, false},
+		{"npx chrome-devtools-mcp --browserUrl http://10.0.0.5:9222", false, true},
+		{"npx chrome-devtools-mcp --browser-url=http://10.0.0.5:9222", false, true},
+		{"my-mcp --wsEndpoint ws://h/x", false, true},
+		{"my-mcp --ws-endpoint=ws://h/x", false, true},
+		{"my-mcp --cdp-endpoint-file x --flag", false, false},
+		{"python -u server.py", false, false},
+	} {
+		args := strings.Fields(tc.args)
+		if got := HasTemplate(args); got != tc.template {
+			t.Errorf("HasTemplate(%s) = %v", tc.args, got)
+		}
+		if got := NamesEndpoint(args); got != tc.endpoint {
+			t.Errorf("NamesEndpoint(%s) = %v", tc.args, got)
+		}
+	}
+}
+
 func TestWaitWakesOnTheStateFile(t *testing.T) {
 	dir, ws := t.TempDir(), t.TempDir()
 	found := make(chan state.File, 1)
