@@ -11,10 +11,12 @@
 // Ids are remapped: the bridge makes its own calls on the same browser
 // connection (Session.Call), so client ids never reach the browser as they
 // were sent. Envelopes are peeked with gjson and rewritten with sjson, so a
-// 100 MB screenshot passes without being decoded.
+// 100 MB screenshot passes without being decoded (only a Policy gets the
+// events decoded, and those it leaves alone still pass as they came).
 package cdpbridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,7 +112,6 @@ type pending struct {
 	clientID json.RawMessage // the id as the client sent it; nil for our own calls
 	then     func(*Message) *Message
 	own      chan *Message
-	raw      bool // a pass-through answer: rewrite the envelope only
 }
 
 // Options for Serve.
@@ -307,7 +308,7 @@ func (s *Session) readClient() error {
 func (s *Session) forward(m *Message, original []byte, then func(*Message) *Message) error {
 	clientID, _ := json.Marshal(*m.ID)
 	id := s.nextID.Add(1)
-	if !s.addPending(id, &pending{clientID: clientID, then: then, raw: then == nil}) {
+	if !s.addPending(id, &pending{clientID: clientID, then: then}) {
 		return ErrClosed
 	}
 	data, err := sjson.SetBytes(original, "id", id)
@@ -344,24 +345,48 @@ func (s *Session) readUpstream() error {
 			s.answer(env[0].Int(), env[1].String(), data)
 			continue
 		}
-		var m Message
-		if json.Unmarshal(data, &m) != nil {
-			continue
-		}
-		if s.policy != nil {
-			if m2 := s.policy.Event(s, &m); m2 == nil {
-				continue
-			} else {
-				m = *m2
-			}
-		}
-		if s.pageMode && m.SessionID == "" {
-			continue // browser-level events mean nothing to a page-level client
-		}
-		if err := s.deliver(&m); err != nil {
+		if err := s.event(env[1].String(), data); err != nil {
 			return err
 		}
 	}
+}
+
+// event passes a browser event through the policy to the client. An event
+// the policy leaves as it is goes as the browser sent it, undecoded.
+func (s *Session) event(sessionID string, data []byte) error {
+	if s.policy != nil {
+		var m Message
+		if json.Unmarshal(data, &m) != nil {
+			return nil
+		}
+		before := m
+		out := s.policy.Event(s, &m)
+		switch {
+		case out == nil:
+			return nil
+		case out != &m || !sameEvent(m, before):
+			// The policy rewrote the event: the client gets its version.
+			if s.pageMode && out.SessionID == "" {
+				return nil
+			}
+			return s.deliver(out)
+		}
+	}
+	if s.pageMode && sessionID == "" {
+		return nil // browser-level events mean nothing to a page-level client
+	}
+	if page := s.PageSession(); page != "" && sessionID == page {
+		var err error
+		if data, err = sjson.DeleteBytes(data, "sessionId"); err != nil {
+			return nil
+		}
+	}
+	return s.writeClient(data)
+}
+
+// sameEvent: a policy that edited the event in place left a and b alike.
+func sameEvent(a, b Message) bool {
+	return a.Method == b.Method && a.SessionID == b.SessionID && bytes.Equal(a.Params, b.Params)
 }
 
 func (s *Session) answer(id int64, sessionID string, data []byte) {
@@ -380,7 +405,7 @@ func (s *Session) answer(id int64, sessionID string, data []byte) {
 		p.own <- &m
 		return
 	}
-	if p.raw {
+	if p.then == nil {
 		out, err := sjson.SetRawBytes(data, "id", p.clientID)
 		if page := s.PageSession(); err == nil && page != "" && sessionID == page {
 			out, err = sjson.DeleteBytes(out, "sessionId")
@@ -397,11 +422,9 @@ func (s *Session) answer(id int64, sessionID string, data []byte) {
 	var cid int64
 	_ = json.Unmarshal(p.clientID, &cid)
 	m.ID = &cid
-	if p.then != nil {
-		if m2 := p.then(&m); m2 != nil {
-			m = *m2
-			m.ID = &cid
-		}
+	if m2 := p.then(&m); m2 != nil {
+		m = *m2
+		m.ID = &cid
 	}
 	_ = s.deliver(&m)
 }

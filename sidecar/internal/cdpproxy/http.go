@@ -1,6 +1,7 @@
 package cdpproxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -34,31 +36,19 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		p.synthesizeJSON(w, r, b)
 		return
 	}
-	scheme := "http://"
-	if b.TLS {
-		scheme = "https://"
-	}
-	path, query := b.target(r.URL.Path, r.URL.RawQuery)
-	uri := scheme + b.Addr + path
-	if query != "" {
-		uri += "?" + query
-	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, uri, r.Body)
+	out, err := b.request(r.Context(), r.Method, r.URL.Path, r.URL.RawQuery, r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	for k, vs := range r.Header {
-		if k == "Origin" || k == "Connection" || k == "Keep-Alive" {
-			continue
+		if _, set := out.Header[k]; set || k == "Origin" || k == "Connection" || k == "Keep-Alive" {
+			continue // the backend's own headers win
 		}
 		out.Header[k] = vs
 	}
-	for k, vs := range b.Header {
-		out.Header[k] = vs
-	}
 	out.ContentLength = r.ContentLength
-	resp, err := p.client.Do(out)
+	resp, err := httpClient.Do(out)
 	if err != nil {
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
 		return
@@ -94,6 +84,54 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body = RewriteURLs(body, p.proxyHost(r))
 	writeJSON(w, resp.StatusCode, body)
+}
+
+// httpClient sends every HTTP request to a backend. It is shared: browsers
+// keep connections alive, and a client per request would leak them.
+var httpClient = &http.Client{
+	Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second},
+	// The browser never redirects /json; a redirect would leak its address.
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// request builds a request for path (and the client's query) on the
+// backend, with the backend's query and headers.
+func (b Backend) request(ctx context.Context, method, path, query string, body io.Reader) (*http.Request, error) {
+	scheme := "http://"
+	if b.TLS {
+		scheme = "https://"
+	}
+	path, query = b.target(path, query)
+	uri := scheme + b.Addr + path
+	if query != "" {
+		uri += "?" + query
+	}
+	req, err := http.NewRequestWithContext(ctx, method, uri, body)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range b.Header {
+		req.Header[k] = vs
+	}
+	return req, nil
+}
+
+// GetJSON asks the backend for path (e.g. /json/version) and decodes the
+// answer into v.
+func (b Backend) GetJSON(ctx context.Context, path string, v any) error {
+	req, err := b.request(ctx, http.MethodGet, path, "", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", path, resp.Status)
+	}
+	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 func writeJSON(w http.ResponseWriter, code int, body []byte) {

@@ -92,17 +92,17 @@ var ErrPortInUse = errors.New("proxy port is already in use")
 
 // Proxy is a running CDP reverse proxy.
 type Proxy struct {
-	cfg    Config
-	log    *slog.Logger
-	ln     net.Listener
-	port   int
-	srv    *http.Server
-	client *http.Client
+	cfg  Config
+	log  *slog.Logger
+	ln   net.Listener
+	port int
+	srv  *http.Server
 
 	control atomic.Pointer[http.Handler] // served under /coordinator/; nil: 404
 
 	mu      sync.Mutex
 	tunnels map[*tunnel]struct{}
+	gen     int // counts DropConnections calls (see track)
 }
 
 // SetControl serves h under /coordinator/ (the control API). It is set
@@ -132,11 +132,6 @@ func Listen(cfg Config) (*Proxy, error) {
 		ln:      ln,
 		port:    ln.Addr().(*net.TCPAddr).Port,
 		tunnels: make(map[*tunnel]struct{}),
-		client: &http.Client{
-			Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second},
-			// The browser never redirects /json; a redirect would leak its address.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-		},
 	}
 	p.srv = &http.Server{
 		Handler:           p,
@@ -177,6 +172,7 @@ func (p *Proxy) Close() error {
 // and clients must reconnect through the same port to reach the new one.
 func (p *Proxy) DropConnections() int {
 	p.mu.Lock()
+	p.gen++
 	ts := make([]*tunnel, 0, len(p.tunnels))
 	for t := range p.tunnels {
 		ts = append(ts, t)
@@ -391,12 +387,13 @@ func pageTarget(path string) string {
 // or the message-level bridge when the backend is filtered or has no page
 // endpoints of its own.
 func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
+	gen := p.generation() // before the backend is resolved: see track
 	b, ok := p.backend(w, r)
 	if !ok {
 		return
 	}
 	if b.Filter != nil || (b.NoHTTP && pageTarget(r.URL.Path) != "") {
-		p.bridgeWebSocket(w, r, b)
+		p.bridgeWebSocket(w, r, b, gen)
 		return
 	}
 	up, err := b.dial(r.Context())
@@ -431,7 +428,10 @@ func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := &tunnel{down: down, up: up}
-	p.track(t)
+	if !p.track(t, gen) {
+		t.close()
+		return
+	}
 	defer p.untrack(t)
 	t.pump(rw.Reader)
 }
@@ -443,7 +443,7 @@ var upgrader = websocket.Upgrader{
 }
 
 // bridgeWebSocket relays a client message by message (see cdpbridge).
-func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend) {
+func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) {
 	page := pageTarget(r.URL.Path)
 	opts := cdpbridge.Options{PageTarget: page}
 	if b.Filter != nil {
@@ -464,7 +464,10 @@ func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backen
 		return
 	}
 	t := &tunnel{down: client.NetConn(), up: up.NetConn()}
-	p.track(t)
+	if !p.track(t, gen) {
+		t.close()
+		return
+	}
 	defer p.untrack(t)
 	if err := cdpbridge.Serve(context.Background(), client, up, opts); err != nil && !isClosed(err) {
 		p.log.Debug("bridged CDP client ended", "err", err)
@@ -475,10 +478,23 @@ func isClosed(err error) bool {
 	return websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) || errors.Is(err, net.ErrClosed)
 }
 
-func (p *Proxy) track(t *tunnel) {
+func (p *Proxy) generation() int {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gen
+}
+
+// track records an open tunnel, unless DropConnections ran since gen was
+// read: the tunnel may lead to the backend it dropped, and it never saw the
+// tunnel. Then track reports false and the caller closes it.
+func (p *Proxy) track(t *tunnel, gen int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gen != gen {
+		return false
+	}
 	p.tunnels[t] = struct{}{}
-	p.mu.Unlock()
+	return true
 }
 
 func (p *Proxy) untrack(t *tunnel) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -260,6 +261,71 @@ func TestDropConnections(t *testing.T) {
 	defer c2.Close()
 	if _, err := c2.Call(ctx, "", "Browser.getVersion", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestDropConnectionsWhileAClientConnects(t *testing.T) {
+	// A client whose backend was resolved before DropConnections must not
+	// keep a tunnel to it: DropConnections ran before the tunnel existed.
+	b := browser(t)
+	resolving, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) {
+		once.Do(func() { close(resolving) })
+		<-release
+		return backendOf(b), nil
+	}))
+	ctx := context.Background()
+	dialed := make(chan error, 1)
+	go func() {
+		c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+		if err == nil {
+			_, err = c.Call(ctx, "", "Browser.getVersion", nil)
+			c.Close()
+		}
+		dialed <- err
+	}()
+	<-resolving
+	p.DropConnections()
+	close(release)
+	if err := <-dialed; err == nil {
+		t.Fatal("a client kept a tunnel to the backend resolved before DropConnections")
+	}
+	if n := p.Connections(); n != 0 {
+		t.Fatalf("Connections = %d", n)
+	}
+}
+
+func TestGetJSON(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/json/version" || r.URL.RawQuery != "token=t" || r.Header.Get("Authorization") != "Bearer b" {
+			http.Error(w, "wrong request "+r.URL.String(), http.StatusForbidden)
+			return
+		}
+		fmt.Fprint(w, `{"Browser":"Chrome/1"}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	b := Backend{Addr: strings.TrimPrefix(srv.URL, "http://"), Query: "token=t", Header: http.Header{"Authorization": {"Bearer b"}}}
+	for range 5 {
+		var v struct{ Browser string }
+		if err := b.GetJSON(context.Background(), "/json/version", &v); err != nil || v.Browser != "Chrome/1" {
+			t.Fatalf("GetJSON: %+v %v", v, err)
+		}
+	}
+	// The browser keeps connections alive: requests must reuse them, not
+	// leave one open per request.
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections for 5 requests", n)
+	}
+	if err := b.GetJSON(context.Background(), "/json/nothing", new(any)); err == nil {
+		t.Fatal("GetJSON on a 403 succeeded")
 	}
 }
 

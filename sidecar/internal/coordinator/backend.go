@@ -163,7 +163,7 @@ func ProbeEndpoint(ctx context.Context, endpoint string, header http.Header) (cd
 			Browser string `json:"Browser"`
 			WS      string `json:"webSocketDebuggerUrl"`
 		}
-		if err := getJSON(ctx, b, strings.TrimSuffix(u.Path, "/")+"/json/version", &v); err != nil {
+		if err := b.GetJSON(ctx, strings.TrimSuffix(u.Path, "/")+"/json/version", &v); err != nil {
 			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
 		ws, err := url.Parse(v.WS)
@@ -195,33 +195,6 @@ func hostPort(u *url.URL) string {
 		port = "443"
 	}
 	return net.JoinHostPort(u.Hostname(), port)
-}
-
-func getJSON(ctx context.Context, b cdpproxy.Backend, path string, v any) error {
-	scheme := "http://"
-	if b.TLS {
-		scheme = "https://"
-	}
-	uri := scheme + b.Addr + path
-	if b.Query != "" {
-		uri += "?" + b.Query
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, uri, nil)
-	if err != nil {
-		return err
-	}
-	for k, vs := range b.Header {
-		req.Header[k] = vs
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/json/version answered %s", resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
 }
 
 // probeWS opens a WebSocket-only endpoint and asks for the browser's version.

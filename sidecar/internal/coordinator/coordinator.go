@@ -390,7 +390,6 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	}
 	endpoint := c.endpoint
 	running := c.state == Running && c.cur != nil
-	relaunch := c.cur != nil && c.cur.owned() && !sameBrowser(next, c.cur.launched)
 	before := c.launches
 	c.mu.Unlock()
 
@@ -413,11 +412,14 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 		c.mu.Lock()
 		c.opts = next
 		c.mu.Unlock()
-		if relaunch {
-			c.stopCurrent(ctx, Stopped)
-		}
 	}
-	_, err = c.ensure(ctx)
+	b, err := c.ensure(ctx)
+	if err == nil && b.owned() && !sameBrowser(next, b.launched) {
+		// It was running, or starting, with the old options: every start
+		// from now on uses next, so one relaunch is enough.
+		c.stopCurrent(ctx, Stopped)
+		_, err = c.ensure(ctx)
+	}
 	c.mu.Lock()
 	if err != nil && c.opts == next {
 		c.opts = prev // the next need uses the options that worked

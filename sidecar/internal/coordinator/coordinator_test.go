@@ -369,3 +369,39 @@ func TestStopCancelsALaunchInProgress(t *testing.T) {
 		t.Fatalf("the waiting need got %v, want ErrStopped", err)
 	}
 }
+
+func TestLaunchDuringALazyStartUsesTheNewOptions(t *testing.T) {
+	// The browser takes a second to start, so that the lazy start below is
+	// still under way when Launch asks for another profile.
+	slow := filepath.Join(t.TempDir(), "slow-browser")
+	script := fmt.Sprintf("#!/bin/sh\nsleep 1\nexec %q \"$@\"\n", testutil.BrowserPath(t))
+	if err := os.WriteFile(slow, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "profile") // before the coordinator: removed after it closes
+	c := newCoordinator(t, Config{Options: Options{BrowserPath: slow}})
+	states := watchState(t, c.StatePath())
+	needErr := make(chan error, 1)
+	go func() {
+		_, err := c.Ensure(context.Background())
+		needErr <- err
+	}()
+	waitFor(t, states, func(f state.File) bool { return f.State == "launching" })
+
+	s, launched, err := c.Launch(context.Background(), func(o *Options) { o.UserDataDir = other })
+	if err != nil || !launched || s.State != Running {
+		t.Fatalf("launch: %+v %v %v", s, launched, err)
+	}
+	if err := <-needErr; err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	runs := c.cur.launched
+	c.mu.Unlock()
+	if runs.UserDataDir != other || c.Options().UserDataDir != other {
+		t.Fatalf("the running browser uses profile %q, the options say %q; want %q", runs.UserDataDir, c.Options().UserDataDir, other)
+	}
+	if _, err := os.Stat(filepath.Join(other, "Default")); err != nil {
+		t.Fatalf("the browser does not use the new profile: %v", err)
+	}
+}

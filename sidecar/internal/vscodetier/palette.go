@@ -23,17 +23,15 @@ func (v *View) openSimpleBrowser(ctx context.Context, u string) error {
 	if err != nil {
 		return err
 	}
-	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": window, "flatten": true})
+	session, err := v.attach(ctx, window)
 	if err != nil {
 		return err
 	}
-	var att struct{ SessionID string }
-	_ = json.Unmarshal(res, &att)
-	s := palette{conn: v.conn, session: att.SessionID, desktop: desktop}
+	defer v.detach(session)
+	s := palette{conn: v.conn, session: session, desktop: desktop}
 	if res, err := s.call(ctx, "Runtime.evaluate", map[string]any{"expression": "navigator.platform", "returnByValue": true}); err == nil {
 		s.mac = strings.Contains(string(res), "Mac")
 	}
-	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
 	// A window in the background ignores keys unless it believes it has focus.
 	_, _ = s.call(ctx, "Emulation.setFocusEmulationEnabled", map[string]any{"enabled": true})
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/tidwall/gjson"
 )
 
 // View is VS Code's browser view as CDP clients see it in Tier 2: the
@@ -91,7 +91,7 @@ func (v *View) onEvent(m cdp.Message) {
 		// A page is (re)probed when it appears and when it changes: VS
 		// Code's window builds its DOM after loading, then retitles itself.
 		if t.Type == "page" && !isWorkbenchURL(t.URL) && (!probed || prev.Title != t.Title || prev.URL != t.URL) {
-			go func() { v.probe(t.ID) }()
+			go func() { v.probe(context.Background(), t.ID) }()
 		}
 		if changed && v.onChange != nil {
 			v.onChange()
@@ -130,20 +130,18 @@ const isWorkbenchDOM = `new Promise(done => {
 // A page still showing its initial empty document, or navigating while it
 // is asked, gives no answer: it is no candidate until asked again, when its
 // target info changes.
-func (v *View) probe(id string) (isWorkbench, known bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+func (v *View) probe(ctx context.Context, id string) (isWorkbench, known bool) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	v.mu.Lock()
 	want := v.targets[id].URL
 	v.mu.Unlock()
-	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true})
+	session, err := v.attach(ctx, id)
 	if err != nil {
 		return false, false
 	}
-	var att struct{ SessionID string }
-	_ = json.Unmarshal(res, &att)
-	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
-	out, err := v.conn.Call(ctx, att.SessionID, "Runtime.evaluate", map[string]any{
+	defer v.detach(session)
+	out, err := v.conn.Call(ctx, session, "Runtime.evaluate", map[string]any{
 		"expression": isWorkbenchDOM, "awaitPromise": true, "returnByValue": true})
 	if err != nil {
 		return false, false
@@ -172,6 +170,19 @@ func (v *View) probe(id string) (isWorkbench, known bool) {
 		v.onChange()
 	}
 	return isWorkbench, true
+}
+
+// attach opens a session of the View's own on a target; detach ends it.
+func (v *View) attach(ctx context.Context, id string) (session string, err error) {
+	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true})
+	if err != nil {
+		return "", err
+	}
+	return gjson.GetBytes(res, "sessionId").String(), nil
+}
+
+func (v *View) detach(session string) {
+	_, _ = v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": session})
 }
 
 // candidateLocked: can t be the browser view?
@@ -280,6 +291,7 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 	// Targets arrive right after discovery starts, and pages are probed:
 	// give a view that exists a moment to be known. A page is probed once
 	// more before a client gets it: VS Code's window must never be handed out.
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		t, err := v.waitView(ctx, 500*time.Millisecond)
 		if err != nil {
@@ -288,8 +300,26 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 		if t.Type != "page" {
 			return t, nil
 		}
-		if isWorkbench, known := v.probe(t.ID); known && !isWorkbench {
+		v.mu.Lock()
+		appeared := v.appeared
+		v.mu.Unlock()
+		isWorkbench, known := v.probe(ctx, t.ID)
+		if known && !isWorkbench {
 			return t, nil
+		}
+		if known {
+			continue // a VS Code window after all: it is no candidate now
+		}
+		// No answer (the page is loading or navigating): ask again when a
+		// view changes or after a pause, for a while.
+		if time.Now().After(deadline) {
+			return target{}, fmt.Errorf("VS Code's browser view (%s) does not answer; try again once it has loaded", cleanURL(t.URL))
+		}
+		select {
+		case <-appeared:
+		case <-time.After(200 * time.Millisecond):
+		case <-ctx.Done():
+			return target{}, ctx.Err()
 		}
 	}
 	if openURL == "" {
@@ -343,21 +373,8 @@ func (v *View) Bridge(ctx context.Context, page string) (cdpbridge.Options, erro
 // parentPage finds the VS Code window that holds an iframe view, from VS
 // Code's /json/list (each iframe names its page as parentId).
 func (v *View) parentPage(ctx context.Context, iframe string) (string, error) {
-	scheme := "http://"
-	if v.backend.TLS {
-		scheme = "https://"
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+v.backend.Addr+"/json/list", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := (&http.Client{Transport: &http.Transport{Proxy: nil}}).Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
 	var list []struct{ ID, ParentID string }
-	if err := json.NewDecoder(resp.Body).Decode(&list); err != nil {
+	if err := v.backend.GetJSON(ctx, "/json/list", &list); err != nil {
 		return "", err
 	}
 	for _, t := range list {
@@ -396,14 +413,12 @@ func (v *View) Open(ctx context.Context, u string, _ bool) (coordinator.Tab, err
 }
 
 func (v *View) navigate(ctx context.Context, id, u string) error {
-	res, err := v.conn.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": id, "flatten": true})
+	session, err := v.attach(ctx, id)
 	if err != nil {
 		return err
 	}
-	var att struct{ SessionID string }
-	_ = json.Unmarshal(res, &att)
-	defer v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": att.SessionID})
-	_, err = v.conn.Call(ctx, att.SessionID, "Page.navigate", map[string]any{"url": u})
+	defer v.detach(session)
+	_, err = v.conn.Call(ctx, session, "Page.navigate", map[string]any{"url": u})
 	return err
 }
 

@@ -7,18 +7,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/gorilla/websocket"
+	"github.com/tidwall/gjson"
 )
 
 // workbench serves a stand-in for VS Code's window on localhost: a
@@ -268,4 +273,73 @@ func TestNoViewIsAClearError(t *testing.T) {
 		t.Fatalf("/json/list with no view: %s %s", resp.Status, body.String())
 	}
 	_ = os.Getenv
+}
+
+// TestUnansweringViewIsNotProbedInALoop: a page that was a view but gives
+// no answer now (attaching fails) is asked again after a pause, and the
+// request's context ends the wait.
+func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
+	var attaches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		for {
+			_, data, err := ws.ReadMessage()
+			if err != nil {
+				return
+			}
+			id, method := gjson.GetBytes(data, "id").Raw, gjson.GetBytes(data, "method").String()
+			answer := `{"id":` + id + `,"result":{}}`
+			switch method {
+			case "Target.setDiscoverTargets":
+				ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{}}`))
+				answer = `{"method":"Target.targetCreated","params":{"targetInfo":{"targetId":"P","type":"page","url":"http://site/"}}}`
+			case "Target.attachToTarget":
+				if attaches.Add(1) > 1 { // the first probe finds a page; then it stops answering
+					answer = `{"id":` + id + `,"error":{"code":-32000,"message":"no answer"}}`
+				} else {
+					answer = `{"id":` + id + `,"result":{"sessionId":"S"}}`
+				}
+			case "Runtime.evaluate":
+				answer = `{"id":` + id + `,"result":{"result":{"value":{"url":"http://site/","workbench":false}}}}`
+			}
+			ws.WriteMessage(websocket.TextMessage, []byte(answer))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	v, err := NewView(context.Background(), cdpproxy.Backend{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.Shutdown)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := v.Current(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page never became the view")
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.ensureView(ctx, "")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a view that does not answer was handed out")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ensureView kept probing past its context")
+	}
+	if n := attaches.Load(); n > 20 {
+		t.Fatalf("%d attaches in a second: probed in a loop", n)
+	}
 }

@@ -115,8 +115,8 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 	w.mu.Lock()
 	changed := first || d.Tier != w.current.Tier || d.Port != w.current.Port
 	w.current = d
+	w.c.SetVSCodeStatus(&d) // under w.mu, as in fellBack: in the order current changes
 	w.mu.Unlock()
-	w.c.SetVSCodeStatus(&d)
 	if !changed {
 		return
 	}
@@ -141,16 +141,21 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 	})
 }
 
-// fellBack records that VS Code's port died and a browser was launched.
+// fellBack records that VS Code's port died and a browser was launched. It
+// runs on its own goroutine: if the watcher has moved on (another port, or
+// Tier 1) meanwhile, it changes nothing.
 func (w *Watcher) fellBack(port int, err error) {
-	d := coordinator.VSCodeStatus{
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.current.Port != port {
+		return
+	}
+	w.current = coordinator.VSCodeStatus{
 		Inside: w.current.Inside,
 		Tier:   1,
 		Reason: fmt.Sprintf("VS Code's CDP port %d stopped answering (VS Code quit?): the coordinator launched its own browser; when VS Code's port is back in the port file it switches back", port),
 	}
-	w.mu.Lock()
-	w.current = d
-	w.mu.Unlock()
+	d := w.current
 	w.c.SetVSCodeStatus(&d)
 	w.log.Warn("VS Code's CDP port is gone; using a launched browser", "port", port, "err", err)
 }

@@ -3,6 +3,7 @@ package vscodetier
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -243,4 +244,25 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 			t.Fatalf("status: %+v", s.VSCode)
 		}
 	})
+}
+
+func TestLateFallBackChangesNothing(t *testing.T) {
+	c, err := coordinator.New(coordinator.Config{StateDir: tempDir(t, "s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	now := coordinator.VSCodeStatus{Inside: true, Tier: 2, Port: 2222, Reason: "port file"}
+	w := &Watcher{c: c, log: slog.Default(), current: now}
+	c.SetVSCodeStatus(&now)
+
+	// The fallback of a start on port 1111 lands after the watcher moved to 2222.
+	w.fellBack(1111, errors.New("unreachable"))
+	if s := c.Status().VSCode; s == nil || *s != now || w.current != now {
+		t.Fatalf("a late fallback for another port changed the status: %+v", s)
+	}
+	w.fellBack(2222, errors.New("unreachable"))
+	if s := c.Status().VSCode; s == nil || s.Tier != 1 || !s.Inside || !strings.Contains(s.Reason, "2222 stopped answering") {
+		t.Fatalf("after the current port fell back: %+v", s)
+	}
 }
