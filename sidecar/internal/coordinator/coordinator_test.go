@@ -344,12 +344,11 @@ func TestTabsAndCurrentURL(t *testing.T) {
 	}
 }
 
-func TestStopCancelsALaunchInProgress(t *testing.T) {
-	// A browser that never opens its port would hold a launch for the
-	// whole launch timeout; a stop must not wait for that.
-	slow := filepath.Join(t.TempDir(), "slow-browser")
-	os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
-	c := newCoordinator(t, Config{Options: Options{BrowserPath: slow}, LaunchTimeout: time.Minute})
+// lazyStartUnderWay starts a need for the browser in the background and
+// returns once the state file says it is launching; the need's error
+// arrives on the channel.
+func lazyStartUnderWay(t *testing.T, c *Coordinator) <-chan error {
+	t.Helper()
 	states := watchState(t, c.StatePath())
 	needErr := make(chan error, 1)
 	go func() {
@@ -357,6 +356,16 @@ func TestStopCancelsALaunchInProgress(t *testing.T) {
 		needErr <- err
 	}()
 	waitFor(t, states, func(f state.File) bool { return f.State == "launching" })
+	return needErr
+}
+
+func TestStopCancelsALaunchInProgress(t *testing.T) {
+	// A browser that never opens its port would hold a launch for the
+	// whole launch timeout; a stop must not wait for that.
+	slow := filepath.Join(t.TempDir(), "slow-browser")
+	os.WriteFile(slow, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755)
+	c := newCoordinator(t, Config{Options: Options{BrowserPath: slow}, LaunchTimeout: time.Minute})
+	needErr := lazyStartUnderWay(t, c)
 	start := time.Now()
 	s, err := c.Stop(context.Background())
 	if err != nil || time.Since(start) > 5*time.Second {
@@ -380,13 +389,7 @@ func TestLaunchDuringALazyStartUsesTheNewOptions(t *testing.T) {
 	}
 	other := filepath.Join(t.TempDir(), "profile") // before the coordinator: removed after it closes
 	c := newCoordinator(t, Config{Options: Options{BrowserPath: slow}})
-	states := watchState(t, c.StatePath())
-	needErr := make(chan error, 1)
-	go func() {
-		_, err := c.Ensure(context.Background())
-		needErr <- err
-	}()
-	waitFor(t, states, func(f state.File) bool { return f.State == "launching" })
+	needErr := lazyStartUnderWay(t, c)
 
 	s, launched, err := c.Launch(context.Background(), func(o *Options) { o.UserDataDir = other })
 	if err != nil || !launched || s.State != Running {
