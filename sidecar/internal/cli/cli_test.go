@@ -1,8 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
@@ -121,6 +122,23 @@ func serveArgs(t *testing.T, dir string, env []string, args ...string) *running 
 		}
 	}
 	return s
+}
+
+// waitFor waits until the state file satisfies ok: the coordinator
+// connects or launches after it wrote its first state file.
+func (s *running) waitFor(t *testing.T, what string, ok func(state.File) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		f, err := state.Read(s.path)
+		if err == nil && ok(f) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not %s after 10 s: %+v (%v)", what, f, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (s *running) wait(t *testing.T) int {
@@ -328,44 +346,39 @@ func TestAttachModeArguments(t *testing.T) {
 
 func TestAttachToARunningBrowser(t *testing.T) {
 	dir, env := stateDir(t)
-	profile, _ := os.MkdirTemp("", "a")
-	defer os.RemoveAll(profile)
-	browser := exec.Command(testutil.BrowserPath(t), "--headless", "--no-sandbox", "--remote-debugging-port=0", "--user-data-dir="+profile, "--no-first-run", "--disable-background-networking", "about:blank")
-	browser.Env = append(os.Environ(), "TMPDIR="+profile) // what a killed Chromium leaves goes with the profile
-	stderr, _ := browser.StderrPipe()
-	if err := browser.Start(); err != nil {
+	root, err := os.MkdirTemp("", "a")
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { browser.Process.Kill(); browser.Wait() }()
-	endpoint := ""
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if i := strings.Index(sc.Text(), "DevTools listening on ws://"); i >= 0 {
-			addr := strings.TrimPrefix(sc.Text()[i:], "DevTools listening on ws://")
-			endpoint = "http://" + addr[:strings.IndexByte(addr, '/')]
-			break
-		}
+	// Started the way the coordinator starts its own: its own process
+	// group, stopped as a whole and reaped, so nothing writes into the
+	// profile once it is removed.
+	browser, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
+	if err != nil {
+		t.Fatal(err)
 	}
-	go io.Copy(io.Discard, stderr)
+	defer func() { browser.Stop(context.Background()); os.RemoveAll(root) }()
+	endpoint := "http://" + browser.Addr()
 
 	s := serveArgs(t, dir, env, "--cdp-endpoint", endpoint, "--cdp-header", "X-Test: 1")
 	if s.state.Backend != "attach" && s.state.Backend != "tier1" {
 		t.Fatalf("state file backend %q", s.state.Backend)
 	}
+	s.waitFor(t, "connected", func(f state.File) bool { return f.State == "running" })
 	r := run(t, env, "status", "--json")
 	var files []state.File
 	json.Unmarshal([]byte(r.stdout), &files)
 	if len(files) != 1 || files[0].Backend != "attach" || files[0].State != "running" {
 		t.Fatalf("status: %s", r.stdout)
 	}
-	if r := run(t, env, "stop"); r.code != 0 || !proc.Alive(browser.Process.Pid) {
+	if r := run(t, env, "stop"); r.code != 0 || !proc.Alive(browser.PID) {
 		t.Fatalf("stop in attach mode must let go, not kill: %+v", r)
 	}
 	if r := run(t, env, "launch", "--headless=false"); r.code != 1 || !strings.Contains(r.stderr, "reconnects") {
 		t.Fatalf("launch with browser options in attach mode: %+v", r)
 	}
 	s.stdin.Close()
-	if code := s.wait(t); code != 0 || !proc.Alive(browser.Process.Pid) {
+	if code := s.wait(t); code != 0 || !proc.Alive(browser.PID) {
 		t.Fatalf("exit %d; the attached browser must survive the coordinator", code)
 	}
 }
