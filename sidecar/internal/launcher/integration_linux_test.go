@@ -213,7 +213,7 @@ func TestBrowserDiesWithKilledCoordinator(t *testing.T) {
 		t.Fatalf("sweep removed %d profiles of a live coordinator", n)
 	}
 	killFakeCoordinator(t)
-	testutil.WaitExit(t, pid, 10*time.Second)
+	testutil.WaitGroupExit(t, pid, 10*time.Second) // the browser leads its own group
 	if _, err := os.Stat(profile); err != nil {
 		t.Fatalf("profile should remain for the next start's sweep: %v", err)
 	}

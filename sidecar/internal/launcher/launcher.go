@@ -531,16 +531,23 @@ func (b *Browser) removeProfile() {
 	if !b.temp || b.UserDataDir == "" {
 		return
 	}
-	// A helper that was killed a moment ago may still be unlinking its
-	// files; RemoveAll then sees "directory not empty". Try a few times.
+	if err := removeProfileDir(b.UserDataDir); err != nil {
+		b.log.Warn("could not remove temporary profile", "dir", b.UserDataDir, "err", err)
+	}
+}
+
+// removeProfileDir removes a profile whose browser has exited. A helper
+// that was killed a moment ago may still be unlinking its files; RemoveAll
+// then sees "directory not empty". Try a few times.
+func removeProfileDir(dir string) error {
 	var err error
 	for i := 0; i < 5; i++ {
-		if err = os.RemoveAll(b.UserDataDir); err == nil {
-			return
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
 		}
 		time.Sleep(time.Duration(i+1) * 20 * time.Millisecond)
 	}
-	b.log.Warn("could not remove temporary profile", "dir", b.UserDataDir, "err", err)
+	return err
 }
 
 // SweepProfiles removes temporary profiles in root whose owning process is
@@ -556,7 +563,9 @@ func SweepProfiles(root string, alive func(pid int) bool) int {
 		if !e.IsDir() || !ok || alive(pid) {
 			continue
 		}
-		if os.RemoveAll(filepath.Join(root, e.Name())) == nil {
+		// A coordinator restarted at once (a window reload) sweeps while
+		// the old browser's helpers are still on their way out.
+		if removeProfileDir(filepath.Join(root, e.Name())) == nil {
 			n++
 		}
 	}

@@ -20,6 +20,25 @@ func becomeSubreaper() {
 func leakedProcesses() string {
 	self := os.Getpid()
 	var out []string
+	for _, p := range processes() {
+		if p.ppid != self || p.reapIfZombie() {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+		out = append(out, fmt.Sprintf("  pid %d: %s", p.pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+	}
+	return strings.Join(out, "\n")
+}
+
+type process struct {
+	pid, ppid, pgrp int
+	state           string
+}
+
+// processes reads every process's state, parent and process group from
+// /proc/<pid>/stat.
+func processes() []process {
+	var out []process
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
@@ -30,21 +49,28 @@ func leakedProcesses() string {
 		if err != nil {
 			continue
 		}
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
+		i := bytes.LastIndexByte(stat, ')') // the command name may hold anything
+		if i < 0 || i+2 > len(stat) {
 			continue
 		}
 		fields := strings.Fields(string(stat[i+2:]))
-		if len(fields) < 2 || fields[1] != strconv.Itoa(self) {
+		if len(fields) < 3 {
 			continue
 		}
-		if fields[0] == "Z" {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline")
-		out = append(out, fmt.Sprintf("  pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+		ppid, _ := strconv.Atoi(fields[1])
+		pgrp, _ := strconv.Atoi(fields[2])
+		out = append(out, process{pid: pid, ppid: ppid, pgrp: pgrp, state: fields[0]})
 	}
-	return strings.Join(out, "\n")
+	return out
+}
+
+// reapIfZombie reaps p if it has exited and is our child (or an orphan
+// given to us as the subreaper), and says whether it had exited.
+func (p process) reapIfZombie() bool {
+	if p.state != "Z" {
+		return false
+	}
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+	return true
 }

@@ -34,3 +34,26 @@ func WaitExit(t testing.TB, pid int, timeout time.Duration) {
 		return
 	}
 }
+
+// WaitGroupExit waits until every process of process group pgid has exited:
+// a browser's helpers outlive its main process by a little, and may still
+// write into its profile meanwhile.
+func WaitGroupExit(t testing.TB, pgid int, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		left := 0
+		for _, p := range processes() {
+			if p.pgrp == pgid && !p.reapIfZombie() {
+				left++
+			}
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes of group %d still running after %v", left, pgid, timeout)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
