@@ -159,27 +159,35 @@ func (c *Child) Status() Status {
 }
 
 // Call sends a request to the child (tools/call, logging/setLevel) and
-// returns its raw result. A child that is not running is started first; one
-// that dies while the request is out is started again and the request sent
-// once more: the child died without an answer, and the agent would only
-// retry the call itself. A JSON-RPC error of the child is an *RPCError.
+// returns its raw result. A child that is not running is started first, and
+// so is one found dead when the request goes out: the request then goes to
+// the new child. A child that dies after it got the request is started
+// again by the next call, but a tool call is not sent twice: it may have
+// acted before the child died (a click, a form sent), and a call that
+// crashed the child would likely crash the next one too. The agent is told
+// and decides. A JSON-RPC error of the child is an *RPCError.
 func (c *Child) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	repeatable := method != string(mcp.MethodToolsCall)
 	for attempt := 0; ; attempt++ {
 		conn, err := c.connection(ctx)
 		if err != nil {
 			return nil, err
 		}
 		res, err := conn.request(ctx, method, params)
-		if errors.Is(err, errLost) && attempt == 0 && ctx.Err() == nil {
-			c.noteLost(conn)
-			c.log.Warn("the child MCP died during a call; starting it again and repeating the call", "method", method)
+		if !errors.Is(err, errLost) {
+			return res, err
+		}
+		c.noteLost(conn)
+		switch {
+		case attempt == 0 && ctx.Err() == nil && (repeatable || errors.Is(err, errNotSent)):
+			c.log.Warn("the child MCP was gone when a request went out; starting it again and sending the request to it", "method", method)
 			continue
+		case !repeatable:
+			return nil, fmt.Errorf("the child MCP exited during this call (%s), so it may or may not have acted: "+
+				"check the page before repeating the call; the child starts again on the next call", c.Status().LastError)
+		default:
+			return nil, fmt.Errorf("the child MCP exited during the request (%s); it starts again on the next call", c.Status().LastError)
 		}
-		if errors.Is(err, errLost) {
-			c.noteLost(conn)
-			return nil, fmt.Errorf("the child MCP exited during the call (%s); it starts again on the next call", c.Status().LastError)
-		}
-		return res, err
 	}
 }
 

@@ -23,6 +23,29 @@ import (
 // stdout) before the answer came.
 var errLost = errors.New("the child MCP's connection was lost")
 
+// errNotSent is an errLost where the request never reached the child: the
+// connection was known to be gone, or the request was never written.
+var errNotSent = fmt.Errorf("%w before the request reached it", errLost)
+
+// countingWriter counts the writes that went through: the transport writes
+// each message in one Write, so a request that failed with no write since
+// it began was never written (the transport may refuse before writing, or
+// the write may find no reader; both look alike in its errors).
+type countingWriter struct {
+	w      *os.File
+	writes atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err == nil {
+		c.writes.Add(1)
+	}
+	return n, err
+}
+
+func (c *countingWriter) Close() error { return c.w.Close() }
+
 // RPCError is a JSON-RPC error the child answered with.
 type RPCError struct {
 	Code    int
@@ -37,8 +60,8 @@ func (e *RPCError) Error() string { return e.Message }
 // answers the child's own requests (ping).
 type conn struct {
 	proc   *process
-	stdin  *os.File // our end of the child's stdin
-	stdout *os.File // our end of the child's stdout
+	stdin  *countingWriter // our end of the child's stdin
+	stdout *os.File        // our end of the child's stdout
 	tr     *transport.Stdio
 	client *client.Client
 	init   *mcp.InitializeResult
@@ -82,10 +105,10 @@ func dial(ctx context.Context, cfg *Config, onNotify func(mcp.JSONRPCNotificatio
 		outR.Close()
 		return nil, fmt.Errorf("start the child MCP %s: %w", quote(cfg.Command), err)
 	}
-	c := &conn{proc: p, stdin: inW, stdout: outR, log: cfg.Logger.With("child", p.pid), lost: make(chan struct{}), watched: make(chan struct{})}
+	c := &conn{proc: p, stdin: &countingWriter{w: inW}, stdout: outR, log: cfg.Logger.With("child", p.pid), lost: make(chan struct{}), watched: make(chan struct{})}
 	go c.watch(cfg.StopTimeout)
 
-	c.tr = transport.NewIO(newStdoutFilter(outR, c.onGarbage), inW, nil)
+	c.tr = transport.NewIO(newStdoutFilter(outR, c.onGarbage), c.stdin, nil)
 	c.client = client.NewClient(c.tr, client.WithLegacyProtocolOnly())
 	c.client.OnNotification(onNotify)
 	// The transport answers the child's requests (ping) under this context:
@@ -172,7 +195,11 @@ func (c *conn) startError(ctx context.Context, step string, err error) error {
 // are (json.RawMessage stays raw) and returns the raw result. When ctx ends
 // first the child is told with notifications/cancelled.
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if !c.alive() {
+		return nil, errNotSent
+	}
 	id := mcp.NewRequestId(fmt.Sprintf("bc-%d", c.seq.Add(1)))
+	writes := c.stdin.writes.Load()
 	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -180,7 +207,10 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 			return nil, ctx.Err()
 		}
 		c.markLost()
-		return nil, fmt.Errorf("%w: %v", errLost, err)
+		if c.stdin.writes.Load() == writes {
+			return nil, fmt.Errorf("%w: %v", errNotSent, err)
+		}
+		return nil, fmt.Errorf("%w: %v", errLost, err) // ours, or another one written meanwhile
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}
