@@ -58,7 +58,7 @@ type Status struct {
 	Command   string `json:"command"`
 	State     State  `json:"state"`
 	PID       int    `json:"pid,omitempty"`
-	Tools     int    `json:"tools"`
+	Tools     int    `json:"tools"` // as many as the child listed; a clashing name is not served
 	Restarts  int    `json:"restarts"`
 	LastError string `json:"lastError,omitempty"`
 }

@@ -61,7 +61,7 @@ func renderChild(s childmcp.Status) string {
 	if s.PID != 0 {
 		fmt.Fprintf(&b, " (pid %d)", s.PID)
 	}
-	fmt.Fprintf(&b, ", %d tools served, %d restarts", s.Tools, s.Restarts)
+	fmt.Fprintf(&b, ", %d tools listed, %d restarts", s.Tools, s.Restarts)
 	switch {
 	case s.State == childmcp.Failed && s.Tools == 0:
 		b.WriteString("; it never started, so none of its tools are served: fix the command after --mcp and restart this MCP server")

@@ -47,7 +47,7 @@ func TestStatusReportsTheChildMCP(t *testing.T) {
 	if st.Child != child.Status() || st.State != coordinator.Idle {
 		t.Fatalf("status: %+v", st)
 	}
-	if !strings.Contains(text(res), "Child MCP: npx @playwright/mcp --cdp-endpoint=http://127.0.0.1:1 — running (pid 42), 25 tools served, 0 restarts") {
+	if !strings.Contains(text(res), "Child MCP: npx @playwright/mcp --cdp-endpoint=http://127.0.0.1:1 — running (pid 42), 25 tools listed, 0 restarts") {
 		t.Errorf("text: %s", text(res))
 	}
 	for _, tool := range s.listTools() {
