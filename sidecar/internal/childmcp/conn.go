@@ -27,24 +27,52 @@ var errLost = errors.New("the child MCP's connection was lost")
 // connection was known to be gone, or the request was never written.
 var errNotSent = fmt.Errorf("%w before the request reached it", errLost)
 
-// countingWriter counts the writes that went through: the transport writes
-// each message in one Write, so a request that failed with no write since
-// it began was never written (the transport may refuse before writing, or
-// the write may find no reader; both look alike in its errors).
+// countingWriter counts the writes that went through, and keeps the size
+// of the last one: the transport writes each message in one Write, so a
+// request whose write did not go through, or still sits unread in the pipe
+// after the child died, never reached the child. (The transport may refuse
+// before writing or find no reader; both look alike in its errors.)
 type countingWriter struct {
 	w      *os.File
-	writes atomic.Int64
+	mu     sync.Mutex
+	writes int
+	last   int
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	n, err := c.w.Write(p)
 	if err == nil {
-		c.writes.Add(1)
+		c.writes++
+		c.last = n
 	}
 	return n, err
 }
 
 func (c *countingWriter) Close() error { return c.w.Close() }
+
+func (c *countingWriter) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes
+}
+
+// reached says whether a request sent when count() was before may have
+// reached the child: written, and read from the pipe (when that is known).
+// Another message written meanwhile makes it unknowable: yes.
+func (c *countingWriter) reached(before int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch c.writes - before {
+	case 0:
+		return false
+	case 1:
+		n, ok := unread(c.w)
+		return !ok || n < c.last
+	}
+	return true
+}
 
 // RPCError is a JSON-RPC error the child answered with.
 type RPCError struct {
@@ -199,7 +227,7 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, errNotSent
 	}
 	id := mcp.NewRequestId(fmt.Sprintf("bc-%d", c.seq.Add(1)))
-	writes := c.stdin.writes.Load()
+	writes := c.stdin.count()
 	resp, err := c.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -207,10 +235,10 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 			return nil, ctx.Err()
 		}
 		c.markLost()
-		if c.stdin.writes.Load() == writes {
+		if !c.stdin.reached(writes) {
 			return nil, fmt.Errorf("%w: %v", errNotSent, err)
 		}
-		return nil, fmt.Errorf("%w: %v", errLost, err) // ours, or another one written meanwhile
+		return nil, fmt.Errorf("%w: %v", errLost, err)
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message}

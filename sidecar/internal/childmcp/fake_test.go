@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The test binary doubles as the child MCP: with FAKE_CHILD set, TestMain
@@ -29,6 +30,7 @@ var fakeTools = []string{
 	`{"name":"log","description":"Logs a warning.","inputSchema":{"type":"object"},"annotations":{}}`,
 	`{"name":"slow","description":"Answers only when cancelled.","inputSchema":{"type":"object"},"annotations":{}}`,
 	`{"name":"crash","description":"Exits without an answer.","inputSchema":{"type":"object"},"annotations":{}}`,
+	`{"name":"stall","description":"Stops reading, then exits without an answer.","inputSchema":{"type":"object"},"annotations":{}}`,
 	`{"name":"pid","description":"Its process id.","inputSchema":{"type":"object"},"annotations":{}}`,
 	`{"name":"grandchild","description":"Starts a process of its own and returns its pid.","inputSchema":{"type":"object"},"annotations":{}}`,
 	`{"name":"own_tool","description":"Clashes with the server's own tool.","inputSchema":{"type":"object"},"annotations":{}}`,
@@ -140,6 +142,10 @@ func fakeChild() int {
 				slow[string(m.ID)] = true // answered never; its cancellation is reported
 				mark("slow started")
 			case "crash":
+				return 3
+			case "stall":
+				mark("stalled") // what comes next stays unread in the pipe
+				time.Sleep(500 * time.Millisecond)
 				return 3
 			case "pid":
 				result(fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, os.Getpid()))

@@ -2,6 +2,7 @@ package childmcp
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +51,31 @@ func TestADeadChildIsStartedAgainByTheNextCall(t *testing.T) {
 	}
 	if st := child.Status(); st.State != Running || st.Restarts != 2 {
 		t.Errorf("restarts: %+v", st)
+	}
+}
+
+func TestACallTheDeadChildNeverReadGoesToTheNextOne(t *testing.T) {
+	w, child, _ := proxied(t, "normal", Config{})
+	w.request("logging/setLevel", `{"level":"debug"}`)
+	first, _ := strconv.Atoi(resultText(t, callTool(w, "pid", `{}`)))
+
+	// The child stops reading and dies: the call it had is answered with an
+	// error, the one still unread in its stdin goes to a new child.
+	w.send(`{"jsonrpc":"2.0","id":"stall","method":"tools/call","params":{"name":"stall","arguments":{}}}`)
+	w.awaitMark("stalled")
+	w.send(`{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"pid","arguments":{}}}`)
+	answer := func(id string) json.RawMessage {
+		return w.await(func(m map[string]json.RawMessage) bool { return string(m["id"]) == id })
+	}
+	if msg := string(field(t, answer(`"stall"`), "result")); !strings.Contains(msg, `"isError":true`) || !strings.Contains(msg, "may or may not have acted") {
+		t.Errorf("the call the child had: %s", msg)
+	}
+	second, _ := strconv.Atoi(resultText(t, answer(`"after"`)))
+	if second == 0 || second == first {
+		t.Errorf("the unread call ran in pid %d (the dead child was %d)", second, first)
+	}
+	if st := child.Status(); st.State != Running || st.Restarts != 1 {
+		t.Errorf("status: %+v", st)
 	}
 }
 
