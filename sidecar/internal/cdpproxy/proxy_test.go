@@ -21,25 +21,14 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
 )
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
 // browser launches a real headless Chromium for the test.
-func browser(t *testing.T) *launcher.Browser {
-	t.Helper()
-	root, err := os.MkdirTemp("", "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
-	return b
-}
+func browser(t *testing.T) *launcher.Browser { return testbrowser.Launch(t, "") }
 
 func backendOf(b *launcher.Browser) Backend { return Backend{Addr: b.Addr(), WSPath: b.WSPath} }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -346,18 +345,7 @@ func TestAttachModeArguments(t *testing.T) {
 
 func TestAttachToARunningBrowser(t *testing.T) {
 	dir, env := stateDir(t)
-	root, err := os.MkdirTemp("", "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Started the way the coordinator starts its own: its own process
-	// group, stopped as a whole and reaped, so nothing writes into the
-	// profile once it is removed.
-	browser, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { browser.Stop(context.Background()); os.RemoveAll(root) }()
+	browser := testbrowser.Launch(t, "")
 	endpoint := "http://" + browser.Addr()
 
 	s := serveArgs(t, dir, env, "--cdp-endpoint", endpoint, "--cdp-header", "X-Test: 1")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,21 +13,13 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 )
 
 // otherBrowser is a browser the coordinator did not start.
 func otherBrowser(t *testing.T) *launcher.Browser {
 	t.Helper()
-	root, err := os.MkdirTemp("", "o")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root, URL: "data:text/html,<title>other-browser</title>"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop(context.Background()); os.RemoveAll(root) })
-	return b
+	return testbrowser.Launch(t, "data:text/html,<title>other-browser</title>")
 }
 
 func attachTo(b *launcher.Browser) *Endpoint {

@@ -21,7 +21,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 )
@@ -52,13 +52,7 @@ func workbench(t *testing.T) (windowURL string) {
 
 func vscodeWindow(t *testing.T, url string) *launcher.Browser {
 	t.Helper()
-	root := tempDir(t, "v")
-	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root, URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop(context.Background()) })
-	return b
+	return testbrowser.Launch(t, url)
 }
 
 type client struct {

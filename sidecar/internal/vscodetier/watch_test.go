@@ -17,6 +17,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -34,16 +35,7 @@ func tempDir(t *testing.T, prefix string) string {
 // (an "integrated browser") has title as its title.
 func standIn(t *testing.T, title string) *launcher.Browser {
 	t.Helper()
-	root := tempDir(t, "v")
-	b, err := launcher.Launch(context.Background(), launcher.Options{
-		Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root,
-		URL: "data:text/html,<title>" + title + "</title><h1>" + title + "</h1>",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Stop(context.Background()) })
-	return b
+	return testbrowser.Launch(t, "data:text/html,<title>"+title+"</title><h1>"+title+"</h1>")
 }
 
 type fixture struct {
