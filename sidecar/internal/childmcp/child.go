@@ -180,7 +180,7 @@ func (c *Child) Call(ctx context.Context, method string, params any) (json.RawMe
 		c.noteLost(conn)
 		switch {
 		case attempt == 0 && ctx.Err() == nil && (repeatable || errors.Is(err, errNotSent)):
-			c.log.Warn("the child MCP was gone when a request went out; starting it again and sending the request to it", "method", method)
+			c.log.Warn("the child MCP died before it answered; starting it again and sending the request to the new one", "method", method)
 			continue
 		case !repeatable:
 			return nil, fmt.Errorf("the child MCP exited during this call (%s), so it may or may not have acted: "+
