@@ -263,6 +263,10 @@ func (v *View) Current() (target, bool) {
 // ErrNoView says there is no browser view and how to get one.
 var ErrNoView = errors.New("no browser view is open in VS Code: run \"Simple Browser: Show\" (or open the integrated browser) in VS Code, or call coordinator_open_tab with a URL")
 
+// errViewGone: the View's connection to VS Code closed (VS Code quit, or
+// the coordinator moved to another backend); it will never find a view.
+var errViewGone = errors.New("the connection to VS Code's CDP port is closed")
+
 // waitView returns the view, waiting up to d for one to appear.
 func (v *View) waitView(ctx context.Context, d time.Duration) (target, error) {
 	deadline := time.NewTimer(d)
@@ -281,6 +285,8 @@ func (v *View) waitView(ctx context.Context, d time.Duration) (target, error) {
 			return target{}, ErrNoView
 		case <-ctx.Done():
 			return target{}, ctx.Err()
+		case <-v.conn.Done():
+			return target{}, errViewGone
 		}
 	}
 }
@@ -294,8 +300,11 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		t, err := v.waitView(ctx, 500*time.Millisecond)
+		if err == ErrNoView {
+			break // none yet: open one
+		}
 		if err != nil {
-			break
+			return target{}, err
 		}
 		if t.Type != "page" {
 			return t, nil
@@ -320,6 +329,8 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 		case <-time.After(200 * time.Millisecond):
 		case <-ctx.Done():
 			return target{}, ctx.Err()
+		case <-v.conn.Done():
+			return target{}, errViewGone
 		}
 	}
 	if openURL == "" {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"log/slog"
@@ -335,5 +336,28 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 	}
 	if n := attaches.Load(); n > 20 {
 		t.Fatalf("%d attaches in a second: probed in a loop", n)
+	}
+}
+
+func TestAViewWhoseConnectionClosedSaysSoAtOnce(t *testing.T) {
+	// The coordinator moved to another backend (or VS Code quit) while a
+	// client was being set up on this View: it must not go on probing a
+	// page it can no longer reach, nor try to open a Simple Browser.
+	b := testbrowser.Launch(t, "data:text/html,<title>view</title>")
+	v, err := NewView(context.Background(), cdpproxy.Backend{Addr: b.Addr(), WSPath: b.WSPath}, nil, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := v.Current(); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the page never became the view")
+		}
+	}
+	v.Shutdown()
+	if _, err := v.ensureView(context.Background(), ""); !errors.Is(err, errViewGone) {
+		t.Fatalf("ensureView on a closed View: %v", err)
 	}
 }
