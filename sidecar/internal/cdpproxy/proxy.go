@@ -387,19 +387,40 @@ func pageTarget(path string) string {
 // or the message-level bridge when the backend is filtered or has no page
 // endpoints of its own.
 func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
-	gen := p.generation() // before the backend is resolved: see track
-	b, ok := p.backend(w, r)
-	if !ok {
-		return
+	for attempt := 1; ; attempt++ {
+		gen := p.generation() // before the backend is resolved: see track
+		b, ok := p.backend(w, r)
+		if !ok {
+			return
+		}
+		relay := p.bridgeWebSocket
+		if b.Filter == nil && (!b.NoHTTP || pageTarget(r.URL.Path) == "") {
+			relay = p.tunnelWebSocket
+		}
+		err := relay(w, r, b, gen)
+		if err == nil {
+			return
+		}
+		if attempt == 3 {
+			http.Error(w, "browser-coordinator: the browser kept changing while the client connected: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		// The backend changed while the client was being set up: it goes
+		// to the new one, as a client that came a moment later would.
 	}
-	if b.Filter != nil || (b.NoHTTP && pageTarget(r.URL.Path) != "") {
-		p.bridgeWebSocket(w, r, b, gen)
-		return
-	}
+}
+
+// tunnelWebSocket hands a WebSocket client to the backend as a byte tunnel.
+// Like bridgeWebSocket, it returns an error only when it answered nothing
+// because the backend changed meanwhile.
+func (p *Proxy) tunnelWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) error {
 	up, err := b.dial(r.Context())
 	if err != nil {
+		if p.changedSince(gen, r) {
+			return err
+		}
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return
+		return nil
 	}
 	out := r.Clone(context.Background())
 	out.URL.Scheme, out.URL.Host, out.URL.RawPath = "", "", ""
@@ -413,27 +434,28 @@ func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
 	if err := out.Write(up); err != nil {
 		up.Close()
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return
+		return nil
 	}
 
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		up.Close()
 		http.Error(w, "browser-coordinator: connection cannot be upgraded", http.StatusInternalServerError)
-		return
+		return nil
 	}
 	down, rw, err := hj.Hijack()
 	if err != nil {
 		up.Close()
-		return
+		return nil
 	}
 	t := &tunnel{down: down, up: up}
 	if !p.track(t, gen) {
 		t.close()
-		return
+		return nil
 	}
 	defer p.untrack(t)
 	t.pump(rw.Reader)
+	return nil
 }
 
 var upgrader = websocket.Upgrader{
@@ -442,40 +464,54 @@ var upgrader = websocket.Upgrader{
 	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
 }
 
-// bridgeWebSocket relays a client message by message (see cdpbridge).
-func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) {
+// bridgeWebSocket relays a client message by message (see cdpbridge). When
+// setting the client up fails because the backend was dropped meanwhile, it
+// answers nothing and returns why: the caller tries the current backend.
+func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) error {
 	page := pageTarget(r.URL.Path)
 	opts := cdpbridge.Options{PageTarget: page}
 	if b.Filter != nil {
 		var err error
 		if opts, err = b.Filter.Bridge(r.Context(), page); err != nil {
+			if p.changedSince(gen, r) {
+				return err
+			}
 			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
-			return
+			return nil
 		}
 	}
 	up, err := b.dialWS(r.Context())
 	if err != nil {
+		if p.changedSince(gen, r) {
+			return err
+		}
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return
+		return nil
 	}
 	client, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		up.Close()
-		return
+		return nil
 	}
 	t := &tunnel{down: client.NetConn(), up: up.NetConn()}
 	if !p.track(t, gen) {
 		t.close()
-		return
+		return nil
 	}
 	defer p.untrack(t)
 	if err := cdpbridge.Serve(context.Background(), client, up, opts); err != nil && !isClosed(err) {
 		p.log.Debug("bridged CDP client ended", "err", err)
 	}
+	return nil
 }
 
 func isClosed(err error) bool {
 	return websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) || errors.Is(err, net.ErrClosed)
+}
+
+// changedSince: the backend was dropped since gen, while r still waits.
+func (p *Proxy) changedSince(gen int, r *http.Request) bool {
+	return p.generation() != gen && r.Context().Err() == nil
 }
 
 func (p *Proxy) generation() int {

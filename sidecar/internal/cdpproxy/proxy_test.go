@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
@@ -282,6 +283,54 @@ func TestDropConnectionsWhileAClientConnects(t *testing.T) {
 	}
 	if n := p.Connections(); n != 0 {
 		t.Fatalf("Connections = %d", n)
+	}
+}
+
+// gate is a Filter whose Bridge waits for the test, then fails as a view
+// whose browser went away does.
+type gate struct{ entered, release chan struct{} }
+
+func (g gate) Visible(context.Context) ([]string, error) { return nil, nil }
+func (g gate) Refusal(string) string                     { return "" }
+func (g gate) Bridge(context.Context, string) (cdpbridge.Options, error) {
+	close(g.entered)
+	<-g.release
+	return cdpbridge.Options{}, errors.New("the view's browser is gone")
+}
+
+func TestAClientConnectingDuringASwitchReachesTheNewBackend(t *testing.T) {
+	// A filtered backend is being replaced while a client is set up on it
+	// (Tier 2 switching ports): the client lands on the new backend, as one
+	// that came a moment later, instead of getting the old one's error.
+	next := backendOf(testbrowser.Launch(t, "data:text/html,<title>new-backend</title>"))
+	old := backendOf(browser(t))
+	g := gate{entered: make(chan struct{}), release: make(chan struct{})}
+	old.Filter = g
+	var current atomic.Pointer[Backend]
+	current.Store(&old)
+	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) { return *current.Load(), nil }))
+
+	ctx := context.Background()
+	dialed := make(chan *cdp.Conn, 1)
+	go func() {
+		c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
+		if err != nil {
+			t.Error(err)
+		}
+		dialed <- c
+	}()
+	<-g.entered
+	current.Store(&next)
+	p.DropConnections()
+	close(g.release)
+	c := <-dialed
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	res, err := c.Call(ctx, "", "Target.getTargets", nil)
+	if err != nil || !strings.Contains(string(res), "new-backend") {
+		t.Fatalf("the client does not see the new backend: %s %v", res, err)
 	}
 }
 
