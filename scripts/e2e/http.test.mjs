@@ -82,16 +82,19 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   const client = await connectHTTP(hc, 'streamable');
   t.after(() => client.close());
   const session = client.transport.sessionId;
-  const sessionHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
+  const sessionHeaders = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', ...hc.auth };
   const callBody = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'coordinator_launch_browser', arguments: {} } });
 
   for (const [what, url, opts, status, want] of [
-    ['a foreign Host (DNS rebinding)', hc.url, { headers: { host: 'evil.example' }, body: initializeBody }, 403, /not a loopback name/],
-    ['a foreign Host on the SSE stream', `${hc.base}/sse`, { method: 'GET', headers: { host: 'rebind.attacker.test:80' } }, 403, /not a loopback name/],
+    ['a foreign Host (DNS rebinding)', hc.url, { headers: { host: 'evil.example', ...hc.auth }, body: initializeBody }, 403, /DNS rebinding/],
+    ['a foreign Host on the SSE stream', `${hc.base}/sse`, { method: 'GET', headers: { host: 'rebind.attacker.test:80', ...hc.auth } }, 403, /DNS rebinding/],
     ['a foreign browser Origin', hc.url, { headers: { origin: 'https://evil.example', ...sessionHeaders }, body: callBody }, 403, /only pages served from this machine/],
-    ['malformed JSON', hc.url, { headers: sessionHeaders, body: '{"jsonrpc":"2.0","id":9,"method":' }, 400, /not valid json/],
+    ['malformed JSON', hc.url, { headers: sessionHeaders, body: '{"jsonrpc":"2.0","id":9,"method":' }, 400, /not valid JSON/],
+    ['a batch', hc.url, { headers: sessionHeaders, body: `[${callBody}]` }, 400, /batches are not supported/],
+    ['an id that is not a string or a number', hc.url, { headers: sessionHeaders, body: callBody.replace('"id":9', '"id":true') }, 400, /the id must be a string or a number/],
     ['an unknown session id', hc.url, { headers: { ...sessionHeaders, 'mcp-session-id': 'f'.repeat(32) }, body: callBody }, 404, /Session not found/],
-    ['an unknown SSE session id', `${hc.base}/message?sessionId=${'0'.repeat(32)}`, { body: callBody }, 404, /Session not found/],
+    ['an unknown SSE session id', `${hc.base}/message?sessionId=${'0'.repeat(32)}`, { body: callBody, headers: hc.auth }, 404, /Session not found/],
+    ['no token at all', hc.url, { body: initializeBody }, 401, /bearer token.*http-token/],
   ]) {
     const res = await rawRequest(url, opts);
     assert.equal(res.status, status, `${what}: ${res.body}`);
@@ -100,7 +103,7 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   assert.equal(opened(hc).length, 1, 'no session was opened by a refused request');
   assert.equal((await status(client)).state, 'idle', 'no refused request launched the browser');
   // A page on this machine may talk to it (CORS for local origins).
-  const local = await rawRequest(hc.url, { headers: { origin: 'http://localhost:6274' }, body: initializeBody });
+  const local = await rawRequest(hc.url, { headers: { origin: 'http://localhost:6274', ...hc.auth }, body: initializeBody });
   assert.equal(local.status, 200);
   assert.equal(local.headers['access-control-allow-origin'], 'http://localhost:6274');
 
@@ -113,10 +116,10 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
     assert.equal(res.status, 401, `Authorization ${authorization}`);
     assert.match(res.headers['www-authenticate'], /^Bearer/);
   }
-  await assert.rejects(connectHTTP(secured, 'streamable'), /401|Unauthorized/);
-  await assert.rejects(connectHTTP(secured, 'sse'), /401|Unauthorized/);
+  await assert.rejects(connectHTTP(secured, 'streamable', { headers: {} }), /401|Unauthorized|bearer token/);
+  await assert.rejects(connectHTTP(secured, 'sse', { headers: {} }), /401|Unauthorized|bearer token/);
   assert.equal(opened(secured).length, 0);
-  const headers = { authorization: 'Bearer tok-123' };
+  const headers = { authorization: 'bearer tok-123' }; // the scheme in any case (RFC 7235)
   const ok = [await connectHTTP(secured, 'streamable', { headers }), await connectHTTP(secured, 'sse', { headers })];
   t.after(() => Promise.all(ok.map((c) => c.close())));
   for (const conn of ok) assert.equal((await status(conn)).state, 'idle');

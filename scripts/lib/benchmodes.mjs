@@ -59,11 +59,12 @@ function post(url, extra, body) {
 }
 
 /** Opens a streamable HTTP session with raw requests; returns its id. */
-async function openSession(url) {
-  const r = await fetch(url, { method: 'POST', headers, body: initializeBody });
+async function openSession(url, auth) {
+  const r = await fetch(url, { method: 'POST', headers: { ...headers, ...auth }, body: initializeBody });
   await r.text();
   const id = r.headers.get('mcp-session-id');
-  const h = { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
+  if (!id) throw new Error(`initialize failed: ${r.status}`);
+  const h = { ...headers, ...auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' };
   await (await fetch(url, { method: 'POST', headers: h, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
   return id;
 }
@@ -91,9 +92,9 @@ export async function httpToolsListRate({ work, n, clients = 8 }) {
   const hc = await startHTTPCoordinator({ stateDir: path.join(work, 'http-rate'), cwd: work });
   let http;
   try {
-    const sessions = await Promise.all(Array.from({ length: clients }, () => openSession(hc.url)));
+    const sessions = await Promise.all(Array.from({ length: clients }, () => openSession(hc.url, hc.auth)));
     const list = async (id) => {
-      const body = await post(hc.url, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, toolsList);
+      const body = await post(hc.url, { ...hc.auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, toolsList);
       if (!body.includes('coordinator_status')) throw new Error(`tools/list failed: ${body}`);
     };
     await rate(clients * 20, sessions, list);
@@ -149,12 +150,12 @@ async function stdioClient({ stateDir, cwd }) {
 export async function httpSessionMemory({ work, n }) {
   const hc = await startHTTPCoordinator({ stateDir: path.join(work, 'http-mem'), cwd: work });
   try {
-    for (let i = 0; i < 20; i++) await openSession(hc.url); // the first sessions warm up pools and caches
+    for (let i = 0; i < 20; i++) await openSession(hc.url, hc.auth); // the first sessions warm up pools and caches
     await new Promise((r) => setTimeout(r, 200));
     const before = rss(hc.pid);
     for (let i = 0; i < n; i += 50) {
-      const ids = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => openSession(hc.url)));
-      await Promise.all(ids.map((id) => post(hc.url, { 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, toolsList)));
+      const ids = await Promise.all(Array.from({ length: Math.min(50, n - i) }, () => openSession(hc.url, hc.auth)));
+      await Promise.all(ids.map((id) => post(hc.url, { ...hc.auth, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' }, toolsList)));
     }
     await new Promise((r) => setTimeout(r, 200));
     return { perSession: (rss(hc.pid) - before) / n, before };

@@ -3,7 +3,9 @@
 // streamable HTTP or SSE, and send raw requests (a Host header of our own
 // choosing included, which fetch does not allow).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -11,7 +13,10 @@ import { binaryPath } from './paths.mjs';
 
 /**
  * Starts `browser-coordinator --transport http --listen 127.0.0.1:0 ARGS` and
- * resolves once it serves, to { url (of /mcp), base, pid, stderr(), stop(signal) → exit code }.
+ * resolves once it serves, to { url (of /mcp), base, pid, token, auth (the
+ * Authorization header), stderr(), stop(signal) → exit code }. The token is
+ * BROWSER_COORDINATOR_TOKEN when env sets it, else the one the coordinator
+ * keeps in the state folder's http-token.
  */
 export function startHTTPCoordinator({ stateDir, cwd, args = [], env = {} } = {}) {
   const p = spawn(binaryPath(), ['--transport', 'http', '--listen', '127.0.0.1:0', ...args], {
@@ -26,7 +31,10 @@ export function startHTTPCoordinator({ stateDir, cwd, args = [], env = {} } = {}
       stderr += d;
       const m = stderr.match(/msg="serving MCP over HTTP" .*?mcp=(http:\/\/\S+)\/mcp/);
       if (m) {
+        const token = env.BROWSER_COORDINATOR_TOKEN ?? readToken(stateDir);
         resolve({
+          token,
+          auth: token ? { authorization: `Bearer ${token}` } : {},
           base: m[1],
           url: `${m[1]}/mcp`,
           pid: p.pid,
@@ -42,8 +50,16 @@ export function startHTTPCoordinator({ stateDir, cwd, args = [], env = {} } = {}
   });
 }
 
-/** Connects an SDK client over streamable HTTP ('streamable') or SSE ('sse'). */
-export async function connectHTTP(coordinator, kind = 'streamable', { headers = {}, name = `${kind}-client` } = {}) {
+function readToken(stateDir) {
+  try {
+    return fs.readFileSync(path.join(stateDir, 'http-token'), 'utf8').trim();
+  } catch {
+    return undefined; // --insecure-no-token
+  }
+}
+
+/** Connects an SDK client over streamable HTTP ('streamable') or SSE ('sse'), with the coordinator's token unless headers say otherwise. */
+export async function connectHTTP(coordinator, kind = 'streamable', { headers = coordinator.auth ?? {}, name = `${kind}-client` } = {}) {
   const requestInit = { headers };
   const transport = kind === 'sse'
     ? new SSEClientTransport(new URL(`${coordinator.base}/sse`), { requestInit })

@@ -22,6 +22,10 @@ const maxRewriteBody = 16 << 20
 // forwardHTTP forwards a plain HTTP request (/json/*, DevTools frontend
 // files) to the backend and rewrites the browser's address in the answer.
 func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = http.MaxBytesReader(w, r.Body, maxRewriteBody)
+	}
 	b, ok := p.backend(w, r)
 	if !ok {
 		return

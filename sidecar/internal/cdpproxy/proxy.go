@@ -33,6 +33,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
 	"github.com/gorilla/websocket"
@@ -87,6 +88,17 @@ type Config struct {
 	Logger   *slog.Logger // nil: slog.Default()
 }
 
+// Limits of the proxy's HTTP side.
+const (
+	// idleTimeout closes a keep-alive connection that sends no request.
+	idleTimeout = 2 * time.Minute
+	// bodyTimeout bounds the time a /json request body may take.
+	bodyTimeout = 30 * time.Second
+	// maxConns bounds the connections served at once: every CDP client holds
+	// one WebSocket; hundreds is far more than any agent setup opens.
+	maxConns = 1024
+)
+
 // ErrPortInUse is returned by Listen when the requested port is taken.
 var ErrPortInUse = errors.New("proxy port is already in use")
 
@@ -136,10 +148,11 @@ func Listen(cfg Config) (*Proxy, error) {
 	p.srv = &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	go func() {
-		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := p.srv.Serve(access.LimitListener(ln, maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("CDP proxy stopped", "err", err)
 		}
 	}()
@@ -195,12 +208,9 @@ func (p *Proxy) Connections() int {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := checkHost(r.Host); err != nil {
-		http.Error(w, err.Error(), http.StatusForbidden)
-		return
-	}
-	if err := p.checkOrigin(r.Header.Get("Origin")); err != nil {
-		http.Error(w, err.Error(), http.StatusForbidden)
+	if ref := (access.Checker{Origins: access.SameOrigin, Port: p.port}).Check(r); ref != nil {
+		p.log.Warn("refused a CDP proxy request", "path", r.URL.Path, "remote", r.RemoteAddr, "reason", ref.Message)
+		http.Error(w, ref.Message, ref.Status)
 		return
 	}
 	switch path := r.URL.Path; {
@@ -222,43 +232,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.Error(w, "browser-coordinator CDP proxy: use /json/version, /json/list or a /devtools/ WebSocket", http.StatusNotFound)
 	}
-}
-
-// checkHost refuses a Host header that does not name the loopback interface:
-// a web page that rebinds its own hostname to 127.0.0.1 must not reach CDP.
-func checkHost(hostport string) error {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	if isLoopbackHost(host) {
-		return nil
-	}
-	return fmt.Errorf("browser-coordinator: refused Host %q: the CDP proxy answers only to localhost or a loopback IP (DNS rebinding protection)", hostport)
-}
-
-func isLoopbackHost(host string) bool {
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// checkOrigin allows requests without an Origin (CDP clients: Playwright,
-// Puppeteer, chromedp) and from the proxy's own origin or DevTools; any
-// other Origin is a web page trying to drive the browser.
-func (p *Proxy) checkOrigin(origin string) error {
-	if origin == "" || strings.HasPrefix(origin, "devtools://") {
-		return nil
-	}
-	if rest, ok := strings.CutPrefix(origin, "http://"); ok {
-		if h, port, err := net.SplitHostPort(rest); err == nil && isLoopbackHost(h) && port == strconv.Itoa(p.port) {
-			return nil
-		}
-	}
-	return fmt.Errorf("browser-coordinator: refused Origin %q: web pages may not drive the browser through the CDP proxy", origin)
 }
 
 func isUpgrade(r *http.Request) bool {

@@ -19,5 +19,5 @@ func CommandLine(argv []string, f state.File) []string {
 	case wrap.NamesEndpoint(argv[1:]):
 		return argv
 	}
-	return append(argv[:len(argv):len(argv)], "--cdp-endpoint="+f.CDPEndpoint)
+	return append(argv[:len(argv):len(argv)], "--cdp-endpoint="+f.CDPURL())
 }

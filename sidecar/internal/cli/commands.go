@@ -95,7 +95,7 @@ func runStatus(args []string, w io.Writer) int {
 				b += " " + f.Browser.Version
 			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", f.PID, f.State, f.Backend, f.CDPEndpoint, b, f.Workspace)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", f.PID, f.State, f.Backend, f.CDPURL(), b, f.Workspace)
 	}
 	tw.Flush()
 	return exitOK

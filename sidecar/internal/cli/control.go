@@ -88,7 +88,7 @@ func runControl(action string, args []string, w io.Writer) int {
 	if action == control.ActionLaunch {
 		body = req
 	}
-	client := control.Client{Endpoint: e.File.CDPEndpoint, Token: e.File.ControlToken}
+	client := control.Client{Endpoint: e.File.ControlURL(), Token: e.File.ControlToken}
 	s, err := client.Do(context.Background(), action, body)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "browser-coordinator: %s: %v\n", action, err)

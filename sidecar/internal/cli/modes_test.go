@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -29,6 +30,8 @@ func TestTransportFlagErrorsExit1(t *testing.T) {
 		{[]string{"--transport", "websocket"}, "--transport must be stdio or http"},
 		{[]string{"--transport", "http", "--listen", "8931"}, "want HOST:PORT"},
 		{[]string{"--transport", "http", "--listen", "0.0.0.0:8931"}, "reachable from other machines"},
+		{[]string{"--transport", "http", "--insecure-no-token", "--token", "t"}, "contradict each other"},
+		{[]string{"--insecure-no-token"}, "--insecure-no-token only applies with --transport http"},
 		{[]string{"--transport", "http", "--listen", "127.0.0.1:99999"}, "the port must be a number"},
 		{[]string{"--mcp"}, "--mcp needs the child MCP's command"},
 	} {
@@ -121,15 +124,20 @@ func (p *process) wait(t *testing.T) int {
 }
 
 func TestHTTPTransportServesUntilSIGTERM(t *testing.T) {
-	_, env := stateDir(t)
+	dir, env := stateDir(t)
 	p := start(t, env, "--transport", "http", "--listen", "127.0.0.1:0")
 	p.stdin.Close() // stdin plays no part over HTTP
 	url := p.awaitLog(t, regexp.MustCompile(`msg="serving MCP over HTTP" .*mcp=(\S+) .*cdpEndpoint=http://127\.0\.0\.1:\d+`))[1]
+	token, err := os.ReadFile(filepath.Join(dir, "http-token"))
+	if err != nil {
+		t.Fatalf("the HTTP token is kept in the state folder: %v", err)
+	}
 
 	post := func(session, body string) (*http.Response, string) {
 		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+strings.TrimSpace(string(token)))
 		if session != "" {
 			req.Header.Set("Mcp-Session-Id", session)
 			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")

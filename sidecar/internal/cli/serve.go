@@ -15,6 +15,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/control"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/rpccheck"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/vscodetier"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,6 +36,9 @@ type serveFlags struct {
 	transport   string     // stdio or http
 	listen      string     // with --transport http
 	token       string     // with --transport http
+	// insecureNoToken serves HTTP without a token (an embedder that owns
+	// a single-user machine).
+	insecureNoToken bool
 }
 
 // headerList collects repeated --cdp-header 'Name: value' flags.
@@ -70,12 +74,13 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.userDataDir, "user-data-dir", "", "persistent browser profile (default: a fresh temporary profile, removed when the browser stops)")
 	fs.IntVar(&f.proxyPort, "proxy-port", 0, "the stable CDP proxy port (default: a free loopback port)")
 	fs.BoolVar(&f.noVSCode, "no-vscode", false, "skip VS Code detection (always launch a browser)")
-	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live (default $TMPDIR/browser-coordinator, or $BROWSER_COORDINATOR_STATE_DIR)")
+	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live: a folder of yours no one else can write (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
 	fs.StringVar(&f.cdpEndpoint, "cdp-endpoint", "", "attach mode: proxy this existing browser (http(s):// or ws(s)://); never launch one")
 	fs.Var(&f.cdpHeaders, "cdp-header", "attach mode: a header for the CDP endpoint, 'Name: value' (repeatable)")
 	fs.StringVar(&f.transport, "transport", "stdio", "MCP transport: stdio, or http (streamable HTTP at /mcp and SSE at /sse)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8931", "with --transport http: the address to listen on")
-	fs.StringVar(&f.token, "token", "", "with --transport http: require this bearer token (default $BROWSER_COORDINATOR_TOKEN)")
+	fs.StringVar(&f.token, "token", "", "with --transport http: the bearer token clients must send (default $BROWSER_COORDINATOR_TOKEN, else one kept in the state folder's http-token)")
+	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "browser-coordinator: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -139,9 +144,10 @@ func runServe(args []string) int {
 	if !ok {
 		return code
 	}
+	stateDir := state.DefaultDir(f.stateDir)
 	c, err := coordinator.New(coordinator.Config{
 		Options:   opts,
-		StateDir:  state.DefaultDir(f.stateDir),
+		StateDir:  stateDir,
 		ProxyPort: f.proxyPort,
 		Logger:    log,
 	})
@@ -167,7 +173,7 @@ func runServe(args []string) int {
 	}()
 
 	if attach == nil {
-		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(), f.noVSCode, log)
+		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
 		if err != nil {
 			log.Warn("VS Code tier switching is off", "err", err)
 		}
@@ -179,20 +185,28 @@ func runServe(args []string) int {
 		defer startSingleEntry(srv, c, f.mcp, log).Close()
 	}
 	if f.transport == "http" {
-		return serveHTTP(ctx, srv, c, f, log)
+		return serveHTTP(ctx, srv, c, f, stateDir, log)
 	}
 	serveStdio(ctx, srv, log)
 	return exitOK
 }
+
+// maxStdioMessage bounds one message on stdin: a line longer than this is
+// answered with an error and never held in memory whole.
+const maxStdioMessage = 16 << 20
 
 // serveStdio serves MCP on stdin/stdout until stdin closes or ctx ends.
 func serveStdio(ctx context.Context, srv *server.MCPServer, log *slog.Logger) {
 	// Tool calls run on a worker pool: a long browser call (a slow page)
 	// must not hold up a status call.
 	stdio := server.NewStdioServer(srv)
-	stdio.SetErrorLogger(newStdLogger(log))
 	server.WithWorkerPoolSize(16)(stdio)
-	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+	stdio.SetErrorLogger(newStdLogger(log))
+	// Every message is looked at before mcp-go sees it (rpccheck): batches,
+	// odd ids and oversized lines get an answer that says so.
+	out := &rpccheck.LockedWriter{W: os.Stdout}
+	in := rpccheck.Filter(os.Stdin, out, maxStdioMessage)
+	if err := stdio.Listen(ctx, in, out); err != nil && !errors.Is(err, context.Canceled) {
 		log.Error("MCP stream ended", "err", err)
 	}
 	log.Info("shutting down", "reason", shutdownReason(ctx))

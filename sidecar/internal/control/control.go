@@ -7,7 +7,6 @@ package control
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 )
 
@@ -43,7 +43,7 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !h.authorized(r) {
+	if !access.BearerIs(r, h.token) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="browser-coordinator"`)
 		writeError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token: send Authorization: Bearer <controlToken> from the coordinator's state file"), nil)
 		return
@@ -94,11 +94,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, s)
 	}
-}
-
-func (h *handler) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(h.token)) == 1
 }
 
 // decode reads launch options; an empty body means "no changes".

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,12 +17,18 @@ func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
 func start(t *testing.T) (*coordinator.Coordinator, Client) {
 	t.Helper()
+	return startWith(t, testutil.BrowserPath(t))
+}
+
+// startWith starts a coordinator whose --browser-path is browserPath.
+func startWith(t *testing.T, browserPath string) (*coordinator.Coordinator, Client) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: testutil.BrowserPath(t), Headless: true}})
+	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: browserPath, Headless: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,14 +109,41 @@ func TestRefusals(t *testing.T) {
 }
 
 func TestLaunchFailureIs502WithStatus(t *testing.T) {
-	_, cl := start(t)
-	path := "/bin/false"
-	s, err := cl.Do(context.Background(), ActionLaunch, coordinator.LaunchRequest{BrowserPath: &path})
+	// A coordinator started with --browser-path naming something that is
+	// not a browser: launching it is allowed, and fails.
+	_, cl := startWith(t, "/bin/false")
+	s, err := cl.Do(context.Background(), ActionLaunch, coordinator.LaunchRequest{})
 	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || s.ProxyPort == 0 {
 		t.Fatalf("launch of a failing browser: %+v %v", s, err)
 	}
-	code, body := raw(t, "POST", cl.Endpoint+"/coordinator/launch", cl.Token, `{"browserPath":"/bin/false"}`)
+	code, body := raw(t, "POST", cl.Endpoint+"/coordinator/launch", cl.Token, `{}`)
 	if code != http.StatusBadGateway || !strings.Contains(body, `"status":`) {
 		t.Fatalf("got %d %s", code, body)
+	}
+}
+
+func TestOnlyBrowsersLaunch(t *testing.T) {
+	c, cl := start(t)
+	for _, p := range []string{"/bin/sh", "sh", "/bin/false"} {
+		path := p
+		code, body := raw(t, "POST", cl.Endpoint+"/coordinator/launch", cl.Token, `{"browserPath":`+strconv.Quote(path)+`}`)
+		if code != http.StatusBadRequest || !strings.Contains(body, "not a browser this coordinator may launch") {
+			t.Fatalf("%s: %d %s", p, code, body)
+		}
+	}
+	if s := c.Status(); s.State != coordinator.Idle {
+		t.Fatalf("a refused launch changed the state: %s", s.State)
+	}
+	// The detected browser by its path is fine, and the scheme's case does not matter.
+	path := testutil.BrowserPath(t)
+	req, _ := http.NewRequest("POST", cl.Endpoint+"/coordinator/launch", strings.NewReader(`{"browserPath":`+strconv.Quote(path)+`}`))
+	req.Header.Set("Authorization", "bearer "+cl.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("launch of %s: %d", path, resp.StatusCode)
 	}
 }

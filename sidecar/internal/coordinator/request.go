@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 )
@@ -62,8 +64,14 @@ func (r LaunchRequest) change() (func(*Options), error) {
 	}, nil
 }
 
+// MaxURL is the longest URL Chromium opens (kMaxURLChars, 2 MiB).
+const MaxURL = 2 << 20
+
 // CheckURL accepts the URLs a browser tab can open.
 func CheckURL(raw string) error {
+	if len(raw) > MaxURL {
+		return badRequest("url is %d bytes long; browsers open URLs of up to 2 MiB", len(raw))
+	}
 	u, err := url.Parse(raw)
 	if err == nil {
 		switch u.Scheme {
@@ -75,7 +83,11 @@ func CheckURL(raw string) error {
 			return nil
 		}
 	}
-	return badRequest("url %q is not a URL a browser can open; use an absolute http(s)://, file://, about: or data: URL", raw)
+	shown := raw
+	if len(shown) > 200 {
+		shown = shown[:200] + "…"
+	}
+	return badRequest("url %q is not a URL a browser can open; use an absolute http(s)://, file://, about: or data: URL", shown)
 }
 
 // LaunchWith validates r and launches: a running browser whose options
@@ -86,6 +98,11 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 	if err != nil {
 		return c.Status(), err
 	}
+	if r.BrowserPath != nil {
+		if err := c.launchable(ctx, *r.BrowserPath); err != nil {
+			return c.Status(), err
+		}
+	}
 	s, launched, err := c.Launch(ctx, change)
 	if err == nil && r.URL != nil && !launched {
 		if _, err = c.OpenTab(ctx, *r.URL, true); err == nil {
@@ -93,4 +110,50 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 		}
 	}
 	return s, err
+}
+
+// launchable refuses a browserPath that is neither a browser detection found
+// nor the one given with --browser-path at start: the tools and the control
+// API reach whoever can talk to the coordinator, and must not make it run an
+// arbitrary program. Checked before anything is stopped.
+func (c *Coordinator) launchable(ctx context.Context, p string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	b, err := c.detect.FromPath(ctx, p)
+	if err != nil {
+		return &BadRequestError{msg: err.Error()}
+	}
+	want := b.Path
+	allowed := []string{}
+	if start := c.cfg.Options.BrowserPath; start != "" {
+		if sb, err := c.detect.FromPath(ctx, start); err == nil {
+			allowed = append(allowed, sb.Path)
+		}
+	}
+	found, _ := c.detect.Installed(ctx)
+	for _, f := range found {
+		allowed = append(allowed, f.Path)
+	}
+	for _, a := range allowed {
+		if samePath(a, want) {
+			return nil
+		}
+	}
+	shown := "none"
+	if len(allowed) > 0 {
+		shown = strings.Join(allowed, ", ")
+	}
+	return badRequest("browserPath %s is not a browser this coordinator may launch: only a detected browser or the one given with --browser-path when the coordinator started (allowed here: %s); "+
+		"use browserType to pick a detected one, or restart the coordinator with --browser-path", p, shown)
+}
+
+// samePath: the same file, by name or through links; a snap launcher (every
+// /snap/bin/<app> links to /usr/bin/snap) only by name.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ra, errA := filepath.EvalSymlinks(a)
+	rb, errB := filepath.EvalSymlinks(b)
+	return errA == nil && errB == nil && ra == rb && filepath.Base(ra) != "snap"
 }

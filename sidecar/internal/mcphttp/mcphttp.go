@@ -4,30 +4,57 @@
 // session of its own, all sharing one coordinator.
 //
 // The server drives a browser, so every request is checked before it
-// reaches MCP: a request that came in on a loopback connection must name a
-// loopback Host (DNS rebinding: a web page whose domain resolves to
-// 127.0.0.1 must not reach us), a request from a browser page must come
-// from a local page (Origin), and with a token every request must carry it
-// (Authorization: Bearer). Each refusal changes nothing.
+// reaches MCP (package access, shared with the CDP proxy and the control
+// API): a loopback Host, a local page's Origin if any, and the bearer token
+// (always required, unless the embedder said --insecure-no-token). Each
+// refusal changes nothing.
+//
+// Resources are bounded, each by a constant below that says why: request
+// bodies, the time a body may take, idle keep-alive connections, open
+// connections, open sessions and how long an unused session lives.
 package mcphttp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/netip"
-	"net/url"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/rpccheck"
 	"github.com/mark3labs/mcp-go/server"
+)
+
+// Limits. Each is a constant so that the README can state it.
+const (
+	// MaxBodyBytes bounds a request body. An MCP request is a few kilobytes;
+	// a tool call with a large argument stays far below 4 MiB. Checked
+	// against Content-Length before anything is read.
+	MaxBodyBytes = 4 << 20
+	// MaxSessions bounds the open sessions (about 25 KB each): no real
+	// deployment has hundreds of clients on one coordinator.
+	MaxSessions = 256
+	// SessionIdleTTL closes a streamable HTTP session no request used for
+	// this long: a client that vanished without DELETE. It starts a new
+	// session when it comes back (404 tells it to).
+	SessionIdleTTL = time.Hour
+	// BodyTimeout is how long a request body may take to arrive: a slow
+	// sender must not hold a connection and a buffer forever.
+	BodyTimeout = 30 * time.Second
+	// IdleTimeout closes a keep-alive connection that sends no request.
+	IdleTimeout = 2 * time.Minute
+	// MaxConns bounds the connections served at once (each open SSE or GET
+	// stream holds one); more wait in the listen queue.
+	MaxConns = 512
 )
 
 // Paths served.
@@ -39,15 +66,18 @@ const (
 
 // Config configures a Server.
 type Config struct {
-	// Token, when set, is required as "Authorization: Bearer <token>" on
-	// every request.
-	Token  string
-	Logger *slog.Logger
+	// Token is required as "Authorization: Bearer <token>" on every
+	// request. Empty only with Insecure.
+	Token string
+	// Insecure serves without a token (--insecure-no-token: an embedder on
+	// a single-user machine).
+	Insecure bool
+	// TokenHint says where the token is, for the 401 answer.
+	TokenHint string
+	Logger    *slog.Logger
 	// ShutdownTimeout is how long requests still running at shutdown get
 	// to finish; 0 means 5 s.
 	ShutdownTimeout time.Duration
-	// MaxBodyBytes bounds a request body; 0 means 64 MiB.
-	MaxBodyBytes int64
 }
 
 // Server is the HTTP transport in front of one MCP server.
@@ -62,6 +92,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]session                          // open sessions of both transports, by id
 	streams  map[string]map[*context.CancelFunc]struct{} // open GET streams of streamable sessions
+	stopping bool                                        // Serve is shutting down
 }
 
 type session struct {
@@ -78,14 +109,12 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 5 * time.Second
 	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 64 << 20
-	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[string]session{}, streams: map[string]map[*context.CancelFunc]struct{}{}}
 	s.streamable = server.NewStreamableHTTPServer(srv,
 		server.WithEndpointPath(PathStreamable),
 		server.WithSessionIdManagerResolver(resolver{s}),
 		server.WithStreamableHTTPLogger(cfg.Logger),
+		server.WithSessionIdleTTL(SessionIdleTTL),
 	)
 	s.sse = server.NewSSEServer(srv,
 		server.WithSSEEndpoint(PathSSE),
@@ -103,9 +132,9 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 // Handler is the transport with its checks, for an http.Server.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle(PathStreamable, s.knownSession(s.trackStreams(s.streamable), func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
+	mux.Handle(PathStreamable, s.knownSession(s.precheck(s.trackStreams(s.streamable)), func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
 	mux.HandleFunc(PathSSE, s.serveSSE)
-	mux.Handle(PathMessage, s.knownSession(s.sseMessage, func(r *http.Request) string { return r.URL.Query().Get("sessionId") }))
+	mux.Handle(PathMessage, s.knownSession(s.precheck(s.sseMessage), func(r *http.Request) string { return r.URL.Query().Get("sessionId") }))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not found: this is an MCP server; use "+PathStreamable+" (streamable HTTP) or "+PathSSE+" (SSE)", http.StatusNotFound)
 	})
@@ -125,10 +154,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(access.LimitListener(ln, MaxConns)) }()
 	select {
 	case err := <-served:
 		return err
@@ -136,6 +166,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 
 	began := time.Now()
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
 	s.log.Info("HTTP transport shutting down", "sessions", s.Sessions())
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -161,47 +194,104 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 // checks refuses what must not reach MCP: a foreign Host on a loopback
 // connection (403), a foreign browser Origin (403), a missing or wrong
-// token (401); it answers CORS preflights of local pages and caps bodies.
+// token (401), a body announced over MaxBodyBytes (413), a new session past
+// MaxSessions (503); it answers CORS preflights of local pages.
 func (s *Server) checks(next http.Handler) http.Handler {
+	checker := access.Checker{Origins: access.LocalPages, Token: s.cfg.Token, TokenHint: s.cfg.TokenHint}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopback(local.String()) && !isLoopback(r.Host) {
-			s.refuse(w, r, http.StatusForbidden, fmt.Sprintf("Forbidden: Host %q is not a loopback name (DNS rebinding protection); use http://127.0.0.1 or http://localhost", r.Host))
-			return
-		}
-		origin := r.Header.Get("Origin")
-		if origin != "" {
-			if !localOrigin(origin) {
-				s.refuse(w, r, http.StatusForbidden, fmt.Sprintf("Forbidden: Origin %q: only pages served from this machine (localhost, 127.0.0.1, [::1]) may use this server", origin))
+		if origin := r.Header.Get("Origin"); origin != "" && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			// A preflight carries no credentials: answer it for local pages.
+			checker := checker
+			checker.Token = ""
+			if ref := checker.Check(r); ref != nil {
+				s.refuse(w, r, ref.Status, ref.Message)
 				return
 			}
+			s.cors(w, origin)
 			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Add("Vary", "Origin")
-			h.Set("Access-Control-Expose-Headers", server.HeaderKeySessionID)
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, Last-Event-ID, "+server.HeaderKeySessionID+", Mcp-Protocol-Version")
-				h.Set("Access-Control-Max-Age", "600")
-				w.WriteHeader(http.StatusNoContent)
-				return
-			}
-		}
-		if s.cfg.Token != "" && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="browser-coordinator"`)
-			s.refuse(w, r, http.StatusUnauthorized, "Unauthorized: send Authorization: Bearer <token> with the token this server was started with (--token or BROWSER_COORDINATOR_TOKEN)")
+			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Accept, Last-Event-ID, "+server.HeaderKeySessionID+", Mcp-Protocol-Version")
+			h.Set("Access-Control-Max-Age", "600")
+			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+		if ref := checker.Check(r); ref != nil {
+			if ref.Status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="browser-coordinator"`)
+			}
+			s.refuse(w, r, ref.Status, ref.Message)
+			return
+		}
+		if origin := r.Header.Get("Origin"); origin != "" {
+			s.cors(w, origin)
+		}
+		if r.ContentLength > MaxBodyBytes {
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large: %d bytes; the limit is %d MiB", r.ContentLength, MaxBodyBytes>>20))
+			return
+		}
+		if s.opensSession(r) && s.Sessions() >= MaxSessions {
+			s.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("Too many open sessions (%d): end the sessions of clients you no longer use (DELETE), or wait: a session unused for %s is closed", MaxSessions, SessionIdleTTL))
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-func (s *Server) authorized(r *http.Request) bool {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	return ok && strings.EqualFold(scheme, "Bearer") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(s.cfg.Token)) == 1
+func (s *Server) cors(w http.ResponseWriter, origin string) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", server.HeaderKeySessionID)
+}
+
+// opensSession: a request that would start a session (an initialize POST
+// without a session id, or a legacy SSE stream).
+func (s *Server) opensSession(r *http.Request) bool {
+	switch r.URL.Path {
+	case PathStreamable:
+		return r.Method == http.MethodPost && r.Header.Get(server.HeaderKeySessionID) == ""
+	case PathSSE:
+		return r.Method == http.MethodGet
+	}
+	return false
+}
+
+// precheck reads a POST body (bounded in size and time; it comes after
+// knownSession, so a request for an unknown session is refused unread) and
+// refuses a message the MCP library would take badly, with a JSON-RPC error
+// that says why. The body is handed on for the library to read again.
+func (s *Server) precheck(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || s.readBody(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(BodyTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request body too large; the limit is %d MiB", MaxBodyBytes>>20))
+		} else {
+			s.refuse(w, r, http.StatusBadRequest, "Bad request: the body could not be read: "+err.Error())
+		}
+		return false
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if p := rpccheck.Check(body); p != nil {
+		s.log.Warn("refused an MCP message", "path", r.URL.Path, "remote", r.RemoteAddr, "reason", p.Message)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(p.Answer())
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+	return true
 }
 
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
@@ -356,9 +446,15 @@ func (m sessionManager) Validate(id string) (bool, error) {
 }
 
 func (m sessionManager) Terminate(id string) (bool, error) {
+	m.s.mu.Lock()
+	stopping := m.s.stopping
+	m.s.mu.Unlock()
 	why := "server shutdown"
-	if m.r != nil {
+	switch {
+	case m.r != nil:
 		why = "client ended it (DELETE)"
+	case !stopping:
+		why = "unused for " + SessionIdleTTL.String()
 	}
 	m.s.closed(id, why)
 	return false, nil
@@ -368,24 +464,4 @@ func newID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// isLoopback reports whether hostport (a Host header or an address, with or
-// without a port) names this machine: localhost or a loopback IP.
-func isLoopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-// localOrigin reports whether a browser Origin is a page of this machine.
-func localOrigin(origin string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopback(u.Host)
 }

@@ -220,12 +220,17 @@ func TestRefusedRequestsChangeNothing(t *testing.T) {
 		status                  int
 		want                    string
 	}{
-		{"a foreign Host (DNS rebinding)", "POST", mcpURL, initBody, map[string]string{"Host": "evil.example:80"}, 403, "not a loopback name"},
-		{"a foreign Host on the SSE stream", "GET", r.base + PathSSE, "", map[string]string{"Host": "attacker.test"}, 403, "not a loopback name"},
+		{"a foreign Host (DNS rebinding)", "POST", mcpURL, initBody, map[string]string{"Host": "evil.example:80"}, 403, "loopback IP (DNS rebinding"},
+		{"a foreign Host on the SSE stream", "GET", r.base + PathSSE, "", map[string]string{"Host": "attacker.test"}, 403, "loopback IP (DNS rebinding"},
 		{"a foreign browser Origin", "POST", mcpURL, initBody, map[string]string{"Origin": "https://evil.example"}, 403, "only pages served from this machine"},
 		{"a null Origin", "POST", mcpURL, callBody, map[string]string{"Origin": "null", "Mcp-Session-Id": session}, 403, "Origin"},
-		{"malformed JSON, new session", "POST", mcpURL, `{"jsonrpc":"2.0","id":1,"method":"initialize",`, nil, 400, "not valid json"},
-		{"malformed JSON in a session", "POST", mcpURL, `{oops`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "not valid json"},
+		{"malformed JSON, new session", "POST", mcpURL, `{"jsonrpc":"2.0","id":1,"method":"initialize",`, nil, 400, "not valid JSON"},
+		{"malformed JSON in a session", "POST", mcpURL, `{oops`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "not valid JSON"},
+		{"a batch", "POST", mcpURL, "[" + callBody + "]", map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "batches are not supported"},
+		{"an id that is true", "POST", mcpURL, `{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "the id must be a string or a number, got true"},
+		{"an id that is an object", "POST", mcpURL, `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "got {}"},
+		{"an id that is an array", "POST", mcpURL, `{"jsonrpc":"2.0","id":[],"method":"tools/list"}`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "got []"},
+		{"a body over the limit, announced", "POST", mcpURL, strings.Repeat(" ", MaxBodyBytes+1), map[string]string{"Mcp-Session-Id": session}, 413, "the limit is 4 MiB"},
 		{"an unknown session id", "POST", mcpURL, callBody, map[string]string{"Mcp-Session-Id": "0123456789abcdef0123456789abcdef"}, 404, "Session not found"},
 		{"ending an unknown session", "DELETE", mcpURL, "", map[string]string{"Mcp-Session-Id": "nope"}, 404, "Session not found"},
 		{"an unknown SSE session id", "POST", r.base + PathMessage + "?sessionId=nope", callBody, nil, 404, "Session not found"},
@@ -271,7 +276,7 @@ func TestTokenIsRequiredWhenSet(t *testing.T) {
 	r := start(t, "s3cret")
 	for _, auth := range []string{"", "Bearer wrong", "Basic czNjcmV0", "Bearer s3cret2", "s3cret"} {
 		status, h, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Authorization": auth})
-		if status != http.StatusUnauthorized || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") || !strings.Contains(body, "--token") {
+		if status != http.StatusUnauthorized || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") || !strings.Contains(body, "bearer token") {
 			t.Errorf("Authorization %q: %d %q", auth, status, body)
 		}
 	}
@@ -280,6 +285,10 @@ func TestTokenIsRequiredWhenSet(t *testing.T) {
 	}
 	if r.Sessions() != 0 {
 		t.Fatalf("%d sessions", r.Sessions())
+	}
+	// RFC 7235: the scheme is case-insensitive.
+	if status, _, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Authorization": "bearer s3cret"}); status != http.StatusOK {
+		t.Errorf("lower-case scheme: %d %s", status, body)
 	}
 	headers := map[string]string{"Authorization": "Bearer s3cret"}
 	a := streamableClient(t, r, transport.WithHTTPHeaders(headers))
@@ -318,21 +327,25 @@ func TestShutdownClosesEverySession(t *testing.T) {
 }
 
 func TestCheckListen(t *testing.T) {
-	for _, tc := range []struct{ addr, token, want string }{
-		{"127.0.0.1:8931", "", ""},
-		{"localhost:0", "", ""},
-		{"[::1]:8931", "", ""},
-		{"0.0.0.0:8931", "t", ""},
-		{"8931", "", "want HOST:PORT"},
-		{"127.0.0.1:http", "", "the port must be a number"},
-		{"127.0.0.1:70000", "", "the port must be a number"},
-		{"0.0.0.0:8931", "", "reachable from other machines"},
-		{":8931", "", "every interface is reachable"},
-		{"192.168.1.5:8931", "", "--token"},
+	for _, tc := range []struct {
+		addr     string
+		ownToken bool
+		want     string
+	}{
+		{"127.0.0.1:8931", false, ""},
+		{"localhost:0", false, ""},
+		{"[::1]:8931", false, ""},
+		{"0.0.0.0:8931", true, ""},
+		{"8931", false, "want HOST:PORT"},
+		{"127.0.0.1:http", false, "the port must be a number"},
+		{"127.0.0.1:70000", false, "the port must be a number"},
+		{"0.0.0.0:8931", false, "reachable from other machines"},
+		{":8931", false, "every interface is reachable"},
+		{"192.168.1.5:8931", false, "BROWSER_COORDINATOR_TOKEN to a long random token of your own"},
 	} {
-		err := CheckListen(tc.addr, tc.token)
+		err := CheckListen(tc.addr, tc.ownToken)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%s (token %q): %v; want %q", tc.addr, tc.token, err, tc.want)
+			t.Errorf("%s (own token %v): %v; want %q", tc.addr, tc.ownToken, err, tc.want)
 		}
 	}
 }

@@ -256,6 +256,7 @@ func (h *handlers) status(_ context.Context, req mcp.CallToolRequest) (*mcp.Call
 // still carries the status, so the agent sees both what failed and where
 // things stand.
 func statusResult(s coordinator.Status, err error) *mcp.CallToolResult {
+	s = boundStatus(s)
 	text := RenderStatus(s)
 	if err != nil {
 		text = "Error: " + err.Error() + "\n\n" + text
@@ -389,6 +390,7 @@ func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return toolError(err), nil
 	}
+	tabs = boundTabs(tabs)
 	front := ""
 	for _, t := range tabs {
 		if t.Front {
@@ -423,7 +425,8 @@ func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err), nil
 	}
-	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Opened tab %s at %s", tab.ID, u)), nil
+	tab = boundTab(tab)
+	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Opened tab %s at %s", tab.ID, tab.URL)), nil
 }
 
 func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -435,6 +438,7 @@ func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
 	}
+	tab = boundTab(tab)
 	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Tab %s is in front: %s", tab.ID, tab.URL)), nil
 }
 

@@ -10,3 +10,14 @@ func Alive(pid int) bool {
 	}
 	return alive(pid)
 }
+
+// Mine reports whether pid is a process of this user: a state file or port
+// file that names another user's process was not written by one of ours.
+// Where the owner cannot be told (root on a system without /proc), it
+// answers true and the caller's other checks stand.
+func Mine(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	return mine(pid)
+}

@@ -1,10 +1,14 @@
 // Package state reads and writes coordinator state files: one JSON file per
-// running coordinator in a shared state directory, so that `wrap`, `status`,
+// running coordinator in the user's state folder, so that `wrap`, `status`,
 // the CLI's control commands and the VS Code extension can find it.
 //
-// A file is written atomically (temp file + rename, mode 0600) so a reader
-// never sees half of it, and removed when its coordinator exits cleanly. A
-// file whose pid is dead is stale: readers ignore it and Sweep removes it.
+// The folder is per user (DefaultDir) and trusted only when this user owns
+// it and no one else can write it (package userfile). A file is written
+// atomically (temp file + rename, mode 0600, never through a link) so a
+// reader never sees half of it, and removed when its coordinator exits
+// cleanly. A file is read only when it is a regular 0600 file of this user;
+// one whose pid is dead, or not this user's process, is stale: readers
+// ignore it and Sweep removes it.
 package state
 
 import (
@@ -16,11 +20,12 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
 // EnvDir overrides the default state directory.
@@ -32,9 +37,10 @@ const Ext = ".json"
 
 // Backend names, as written in File.Backend.
 const (
-	BackendTier1  = "tier1"  // a browser the coordinator launched
-	BackendTier2  = "tier2"  // VS Code's own CDP port
-	BackendAttach = "attach" // an existing endpoint given with --cdp-endpoint
+	BackendTier1    = "tier1"    // a browser the coordinator launched
+	BackendTier2    = "tier2"    // VS Code's own CDP port
+	BackendAttach   = "attach"   // an existing endpoint given with --cdp-endpoint
+	BackendEveryday = "everyday" // the user's own browser, through the browser extension
 )
 
 // Browser describes the browser behind the proxy, when there is one.
@@ -46,11 +52,12 @@ type Browser struct {
 	Headless bool   `json:"headless"`
 }
 
-// File is the content of one state file. Field names are a contract
-// (../shared/DESIGN.md): the extension and scripts read them.
+// File is the content of one state file. Field names are a contract (the
+// README's "State files"): the extension and scripts read them.
 type File struct {
 	PID          int       `json:"pid"`
 	ProxyPort    int       `json:"proxyPort"`
+	ProxySecret  string    `json:"proxySecret,omitempty"`
 	CDPEndpoint  string    `json:"cdpEndpoint"`
 	WSEndpoint   string    `json:"wsEndpoint"`
 	Backend      string    `json:"backend"`
@@ -69,26 +76,35 @@ type Entry struct {
 	File File
 }
 
-// DefaultDir resolves the state directory: the flag value if set, else
-// $BROWSER_COORDINATOR_STATE_DIR, else $TMPDIR/browser-coordinator.
+// DirName is the state folder's name inside the per-user base folder.
+const DirName = "browser-coordinator"
+
+// DefaultDir resolves the state folder: the flag value if set, else
+// $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder no other user can
+// create first (see userBase: never a predictable name in a shared /tmp).
 func DefaultDir(flag string) string {
+	return dirFrom(flag, os.Getenv, os.UserHomeDir)
+}
+
+func dirFrom(flag string, getenv func(string) string, home func() (string, error)) string {
 	if flag != "" {
 		return flag
 	}
-	if d := os.Getenv(EnvDir); d != "" {
+	if d := getenv(EnvDir); d != "" {
 		return d
 	}
-	return filepath.Join(os.TempDir(), "browser-coordinator")
+	return filepath.Join(userBase(getenv, home), DirName)
 }
 
-// EnsureDir creates dir (mode 0700) if needed and checks this user can write it.
+// EnsureDir creates dir (mode 0700) if needed and checks that it is this
+// user's and closed to others.
 func EnsureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create state directory %s: %w (pass --state-dir or set %s to a writable folder)", dir, err, EnvDir)
+	if err := userfile.EnsureDir(dir); err != nil {
+		return fmt.Errorf("state folder: %w (pass --state-dir or set %s to a folder of your own)", err, EnvDir)
 	}
 	f, err := os.CreateTemp(dir, ".probe-*")
 	if err != nil {
-		return fmt.Errorf("state directory %s is not writable: %w (pass --state-dir or set %s to a folder you own)", dir, err, EnvDir)
+		return fmt.Errorf("state folder %s is not writable: %w (pass --state-dir or set %s to a folder of your own)", dir, err, EnvDir)
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -108,36 +124,44 @@ func Path(dir, instance string) string {
 	return filepath.Join(dir, instance+Ext)
 }
 
-// Write stores f at path atomically with mode 0600.
+// Write stores f at path atomically with mode 0600, never through a link.
 func Write(path string, f *File) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, append(data, '\n'), 0o600)
+	return userfile.Write(path, append(data, '\n'))
 }
 
 // ErrCorrupt marks a state file that is not valid state JSON.
 var ErrCorrupt = errors.New("corrupted state file")
 
-// Read parses one state file.
+// ErrRefused marks a state file that is not this user's private file: it is
+// never read.
+var ErrRefused = userfile.ErrNotTrusted
+
+// Read parses one state file: a regular 0600 file of this user.
 func Read(path string) (File, error) {
 	var f File
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, userfile.Private)
 	if err != nil {
 		return f, err
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
 		return f, fmt.Errorf("%w %s: %v", ErrCorrupt, path, err)
 	}
-	if f.PID <= 0 || f.ProxyPort <= 0 {
+	if f.PID <= 0 || f.ProxyPort <= 0 || f.ProxyPort > 65535 {
 		return f, fmt.Errorf("%w %s: missing pid or proxyPort", ErrCorrupt, path)
+	}
+	if !validSecret(f.ProxySecret) {
+		return f, fmt.Errorf("%w %s: proxySecret is not a secret this coordinator writes", ErrCorrupt, path)
 	}
 	return f, nil
 }
 
 // Scan is what a directory holds: live coordinators (newest first), stale
-// files (dead pid) and files that could not be read.
+// files (a dead pid, or a process of another user) and files that could not
+// be read or were refused.
 type Scan struct {
 	Live    []Entry
 	Stale   []Entry
@@ -163,7 +187,7 @@ func ScanDir(dir string) Scan {
 			// Removed between ReadDir and Read: its coordinator just exited.
 		case err != nil:
 			s.Corrupt = append(s.Corrupt, err)
-		case proc.Alive(f.PID):
+		case proc.Alive(f.PID) && proc.Mine(f.PID):
 			s.Live = append(s.Live, Entry{Path: p, File: f})
 		default:
 			s.Stale = append(s.Stale, Entry{Path: p, File: f})
@@ -220,3 +244,43 @@ func canonical(p string) string {
 	}
 	return p
 }
+
+// CDPURL is the coordinator's CDP endpoint, built from the port and the
+// secret: http://127.0.0.1:PORT/SECRET. It is never taken from the file's
+// cdpEndpoint as written: a forged file must not send a client elsewhere.
+func (f File) CDPURL() string {
+	return "http://" + f.loopback() + f.secretPath()
+}
+
+// WSURL is the browser WebSocket of the coordinator's proxy, valid
+// across browser restarts, built like CDPURL.
+func (f File) WSURL() string {
+	return "ws://" + f.loopback() + f.secretPath() + "/devtools/browser"
+}
+
+func (f File) loopback() string { return "127.0.0.1:" + strconv.Itoa(f.ProxyPort) }
+
+func (f File) secretPath() string {
+	if f.ProxySecret == "" {
+		return ""
+	}
+	return "/" + f.ProxySecret
+}
+
+// validSecret: empty, or what NewSecret makes (letters and digits): it goes
+// into URLs as a path segment.
+func validSecret(s string) bool {
+	if len(s) > 128 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ControlURL is where the coordinator's control API answers (with its
+// controlToken): http://127.0.0.1:PORT.
+func (f File) ControlURL() string { return "http://" + f.loopback() }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -122,15 +123,50 @@ func TestEnsureDir(t *testing.T) {
 }
 
 func TestDefaultDir(t *testing.T) {
-	t.Setenv(EnvDir, "")
-	if got := DefaultDir("/flag"); got != "/flag" {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	home := func() (string, error) { return "/home/u", nil }
+	noHome := func() (string, error) { return "", errors.New("no home") }
+	for _, tc := range []struct {
+		name string
+		flag string
+		vars map[string]string
+		base func(func(string) string, func() (string, error)) string
+		home func() (string, error)
+		want string
+	}{
+		{"the flag wins", "/flag", map[string]string{EnvDir: "/env"}, xdgBase, home, "/flag"},
+		{"then the variable", "", map[string]string{EnvDir: "/env"}, xdgBase, home, "/env"},
+		{"linux: the runtime folder", "", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}, xdgBase, home, "/run/user/1000/browser-coordinator"},
+		{"linux: XDG_STATE_HOME without a runtime folder", "", map[string]string{"XDG_STATE_HOME": "/s"}, xdgBase, home, "/s/browser-coordinator"},
+		{"linux: a relative XDG path is ignored", "", map[string]string{"XDG_RUNTIME_DIR": "run"}, xdgBase, home, "/home/u/.local/state/browser-coordinator"},
+		{"linux: ~/.local/state as root, in containers, over SSH", "", nil, xdgBase, home, "/home/u/.local/state/browser-coordinator"},
+		{"macOS: the per-user TMPDIR", "", map[string]string{"TMPDIR": "/var/folders/x/T/"}, darwinBase, home, "/var/folders/x/T/browser-coordinator"},
+		{"macOS without TMPDIR", "", nil, darwinBase, home, "/home/u/Library/Caches/browser-coordinator"},
+		{"windows: LOCALAPPDATA", "", map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}, windowsBase, home, filepath.Join(`C:\Users\u\AppData\Local`, "browser-coordinator")},
+		{"windows without LOCALAPPDATA", "", nil, windowsBase, home, "/home/u/AppData/Local/browser-coordinator"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := env(tc.vars)
+			got := tc.flag
+			if got == "" {
+				got = getenv(EnvDir)
+			}
+			if got == "" {
+				got = filepath.Join(tc.base(getenv, tc.home), DirName)
+			}
+			if tc.base == nil || got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// dirFrom is the function DefaultDir runs: the flag, the variable, then this OS's base.
+	if got := dirFrom("", env(map[string]string{EnvDir: "/e"}), noHome); got != "/e" {
 		t.Fatal(got)
 	}
-	if got := DefaultDir(""); got != filepath.Join(os.TempDir(), "browser-coordinator") {
+	if got := dirFrom("/f", env(nil), noHome); got != "/f" {
 		t.Fatal(got)
 	}
-	t.Setenv(EnvDir, "/env")
-	if got := DefaultDir(""); got != "/env" {
-		t.Fatal(got)
+	if got := dirFrom("", env(nil), home); !strings.HasSuffix(got, DirName) || strings.HasPrefix(got, os.TempDir()+"/browser-coordinator") {
+		t.Fatalf("the default is in the shared temp folder: %s", got)
 	}
 }

@@ -3,27 +3,34 @@
 // decision live as VS Code's CDP port comes and goes, and presents VS Code's
 // browser view to CDP clients as the only page of a browser.
 //
-// The chain (../shared/DESIGN.md, "VS Code tiers"): inside VS Code
-// (TERM_PROGRAM=vscode or VSCODE_PID) and unless --no-vscode, VS Code's CDP
-// port is VSCODE_CDP_PORT, else the port file $TMPDIR/vscode-cdp-port the
-// extension writes, else a --remote-debugging-port on an ancestor process's
-// command line. The port must answer /json/version. VSCODE_CDP_PORT selects
-// Tier 2 on its own, inside VS Code or not: it is set on purpose.
+// The chain: inside VS Code (TERM_PROGRAM=vscode or VSCODE_PID) and unless
+// --no-vscode, VS Code's CDP port is VSCODE_CDP_PORT, else the port file
+// vscode-cdp-port the extension writes (in the per-user state folder, else
+// $TMPDIR, where macOS keeps it), else a --remote-debugging-port on an
+// ancestor process's command line. The port must answer /json/version.
+// VSCODE_CDP_PORT selects Tier 2 on its own, inside VS Code or not: it is
+// set on purpose.
+//
+// Another local user must not be able to point us at a port of theirs: a
+// port file is read only when this user owns it and no one else can write
+// it, and on Linux the port's listening socket must belong to this user.
 package vscodetier
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
-// PortFileName is the file the extension writes VS Code's CDP port to, in
-// the temp folder.
+// PortFileName is the file the extension writes VS Code's CDP port to.
 const PortFileName = "vscode-cdp-port"
 
 // EnvPort names VS Code's CDP port directly.
@@ -38,8 +45,10 @@ const (
 
 // Env is what the chain reads, injectable for tests.
 type Env struct {
-	Getenv   func(string) string
-	PortFile string // path of the port file
+	Getenv func(string) string
+	// PortFiles are where the port file may be, in the order they are tried.
+	PortFiles []string
+	// ReadFile reads a port file; System's refuses one another user could write.
 	ReadFile func(string) ([]byte, error)
 	// Ancestors returns the command lines of the ancestor processes,
 	// nearest first.
@@ -48,15 +57,26 @@ type Env struct {
 	Probe func(ctx context.Context, port int) error
 }
 
-// System is the real environment.
-func System() Env {
+// System is the real environment; stateDir is the coordinator's state folder.
+func System(stateDir string) Env {
 	return Env{
 		Getenv:    os.Getenv,
-		PortFile:  filepath.Join(os.TempDir(), PortFileName),
-		ReadFile:  os.ReadFile,
+		PortFiles: PortFiles(stateDir, os.TempDir()),
+		ReadFile:  func(path string) ([]byte, error) { return userfile.Read(path, userfile.NoOthersWrite) },
 		Ancestors: ancestorCommandLines,
 		Probe:     probe,
 	}
+}
+
+// PortFiles lists where the extension may have written the port file: the
+// per-user state folder first, then the temp folder (macOS, where $TMPDIR
+// is per user, and older extensions).
+func PortFiles(stateDir, tmp string) []string {
+	files := []string{filepath.Join(stateDir, PortFileName)}
+	if t := filepath.Join(tmp, PortFileName); t != files[0] {
+		files = append(files, t)
+	}
+	return files
 }
 
 // Detect runs the chain once.
@@ -89,12 +109,18 @@ func Detect(ctx context.Context, env Env, noVSCode bool) coordinator.VSCodeStatu
 		d.Reason = "not running inside VS Code: the coordinator launches its own browser"
 		return d
 	}
-	if data, err := env.ReadFile(env.PortFile); err == nil {
-		if try(SourcePortFile, string(data)) {
-			return d
+	for _, file := range env.PortFiles {
+		data, err := env.ReadFile(file)
+		switch {
+		case err == nil:
+			if try(SourcePortFile, string(data)) {
+				return d
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			tried = append(tried, fmt.Sprintf("%s: %s does not exist", SourcePortFile, file))
+		default:
+			tried = append(tried, fmt.Sprintf("%s: %v", SourcePortFile, err))
 		}
-	} else {
-		tried = append(tried, fmt.Sprintf("%s: %s does not exist", SourcePortFile, env.PortFile))
 	}
 	if env.Ancestors != nil {
 		lines, _ := env.Ancestors()

@@ -18,8 +18,8 @@ func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 // when nil), ancestors' command lines and which ports answer.
 func fakeEnv(vars map[string]string, portFile *string, ancestors [][]string, live ...int) Env {
 	return Env{
-		Getenv:   func(k string) string { return vars[k] },
-		PortFile: "/tmp/vscode-cdp-port",
+		Getenv:    func(k string) string { return vars[k] },
+		PortFiles: []string{"/run/user/1/browser-coordinator/vscode-cdp-port"},
 		ReadFile: func(string) ([]byte, error) {
 			if portFile == nil {
 				return nil, os.ErrNotExist

@@ -11,8 +11,12 @@ import (
 
 var probeClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 2 * time.Second}
 
-// probe checks that port answers /json/version with a browser endpoint.
+// probe checks that port is this user's (on Linux: its listening socket's
+// owner) and answers /json/version with a browser endpoint.
 func probe(ctx context.Context, port int) error {
+	if err := listenerIsMine(port); err != nil {
+		return err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/json/version", nil)
 	if err != nil {
 		return err

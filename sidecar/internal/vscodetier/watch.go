@@ -2,10 +2,8 @@ package vscodetier
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -41,7 +39,7 @@ func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bo
 	w := &Watcher{c: c, env: env, noVSCode: noVSCode, log: log, done: make(chan struct{})}
 	d := Detect(ctx, env, noVSCode)
 	w.apply(d, true)
-	if noVSCode || !d.Inside || env.PortFile == "" {
+	if noVSCode || !d.Inside || len(env.PortFiles) == 0 {
 		close(w.done)
 		return w, nil
 	}
@@ -50,10 +48,18 @@ func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bo
 		close(w.done)
 		return w, fmt.Errorf("watch the VS Code port file: %w", err)
 	}
-	if err := fw.Add(filepath.Dir(env.PortFile)); err != nil {
+	watched := 0
+	for _, file := range env.PortFiles {
+		if err := fw.Add(filepath.Dir(file)); err != nil {
+			log.Debug("cannot watch a port file's folder", "folder", filepath.Dir(file), "err", err)
+			continue
+		}
+		watched++
+	}
+	if watched == 0 {
 		fw.Close()
 		close(w.done)
-		return w, fmt.Errorf("watch %s: %w", filepath.Dir(env.PortFile), err)
+		return w, fmt.Errorf("watch %s: no folder of a port file can be watched", filepath.Dir(env.PortFiles[0]))
 	}
 	w.fs = fw
 	go w.loop()
@@ -92,18 +98,19 @@ func (w *Watcher) loop() {
 	}
 }
 
-// recheck runs the chain again after the port file changed.
+// recheck runs the chain again after a port file changed.
 func (w *Watcher) recheck() {
-	data, err := w.env.ReadFile(w.env.PortFile)
-	if err == nil {
+	for _, file := range w.env.PortFiles {
+		data, err := w.env.ReadFile(file)
+		if err != nil {
+			continue
+		}
 		if _, perr := ParsePort(string(data)); perr != nil {
 			// Half-written (an in-place write truncates first): the next
 			// event brings the rest.
-			w.log.Debug("ignoring an incomplete port file", "content", string(data))
+			w.log.Debug("ignoring an incomplete port file", "file", file, "content", string(data))
 			return
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

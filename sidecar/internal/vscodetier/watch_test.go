@@ -53,16 +53,16 @@ func startFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { c.Close() })
 	tmp := tempDir(t, "t")
-	env := System()
+	env := System(dir)
 	env.Getenv = func(k string) string {
 		if k == "TERM_PROGRAM" {
 			return "vscode"
 		}
 		return ""
 	}
-	env.PortFile = filepath.Join(tmp, PortFileName)
+	env.PortFiles = []string{filepath.Join(tmp, PortFileName)}
 	env.Ancestors = nil
-	f := &fixture{c: c, portFile: env.PortFile, states: watchStates(t, c.StatePath())}
+	f := &fixture{c: c, portFile: env.PortFiles[0], states: watchStates(t, c.StatePath())}
 	w, err := Start(context.Background(), c, env, false, slog.Default())
 	if err != nil {
 		t.Fatal(err)

@@ -56,8 +56,8 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 	if o.Workspace == "" {
 		o.Workspace, _ = os.Getwd()
 	}
-	if err := os.MkdirAll(o.StateDir, 0o700); err != nil {
-		return state.File{}, fmt.Errorf("state directory %s: %w", o.StateDir, err)
+	if err := state.EnsureDir(o.StateDir); err != nil {
+		return state.File{}, err
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -143,12 +143,14 @@ func NamesEndpoint(args []string) bool {
 }
 
 // Expand replaces {cdp_port}, {cdp_endpoint} and {ws_endpoint} in args,
-// anywhere in an argument (e.g. --cdp-endpoint={cdp_endpoint}).
+// anywhere in an argument (e.g. --cdp-endpoint={cdp_endpoint}). The
+// endpoints are built from the state's port and secret on 127.0.0.1, never
+// taken as written in the file.
 func Expand(args []string, f state.File) []string {
 	r := strings.NewReplacer(
 		"{cdp_port}", strconv.Itoa(f.ProxyPort),
-		"{cdp_endpoint}", f.CDPEndpoint,
-		"{ws_endpoint}", f.WSEndpoint,
+		"{cdp_endpoint}", f.CDPURL(),
+		"{ws_endpoint}", f.WSURL(),
 	)
 	out := make([]string, len(args))
 	for i, a := range args {
