@@ -40,6 +40,7 @@ bridge.browserInfo = browserInfo();
 bridge.changed = () => void updateBadge();
 
 const restored: Promise<void> = (async () => {
+  bridge.browserInfo = await fullVersion(bridge.browserInfo);
   const [session, local] = await Promise.all([chrome.storage.session.get('bridge'), chrome.storage.local.get('allTabs')]);
   await bridge.restore({ agentTabs: session.bridge?.agentTabs ?? {}, shared: session.bridge?.shared ?? {}, allTabs: !!local.allTabs });
   // Debugger sessions of a previous worker may outlive it: let go of them,
@@ -172,6 +173,20 @@ function browserInfo(): BrowserInfo {
         : 'Chromium';
   const version = /Chrome\/([\d.]+)/.exec(ua)?.[1] ?? '';
   return { name, version, userAgent: ua };
+}
+
+/** The user agent string says 156.0.0.0; the full version is a high-entropy value. */
+async function fullVersion(info: BrowserInfo): Promise<BrowserInfo> {
+  type UAData = { getHighEntropyValues(hints: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }> };
+  const data = (navigator as unknown as { userAgentData?: UAData }).userAgentData;
+  try {
+    const list = (await data?.getHighEntropyValues(['fullVersionList']))?.fullVersionList ?? [];
+    const brand = { Edge: 'Microsoft Edge', Chrome: 'Google Chrome', Brave: 'Brave', Chromium: 'Chromium' }[info.name];
+    const v = list.find((b) => b.brand === brand)?.version ?? list.find((b) => b.brand === 'Chromium')?.version;
+    return v ? { ...info, version: v } : info;
+  } catch {
+    return info;
+  }
 }
 
 void restored.then(connect);
