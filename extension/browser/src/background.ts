@@ -58,6 +58,7 @@ function after<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => v
 chrome.tabs.onCreated.addListener(after((tab) => bridge.onTabCreated(tab)));
 chrome.tabs.onUpdated.addListener(after((tabId, _change, tab) => bridge.onTabUpdated(tabId, tab)));
 chrome.tabs.onRemoved.addListener(after((tabId) => bridge.onTabRemoved(tabId)));
+chrome.webNavigation.onCreatedNavigationTarget.addListener(after((d) => bridge.onNavigationTarget(d.sourceTabId, d.tabId)));
 chrome.tabs.onActivated.addListener(after((info) => bridge.onTabActivated(info.tabId)));
 chrome.debugger.onEvent.addListener(after((source, method, params) => {
   if (source.tabId !== undefined) bridge.onDebuggerEvent(source.tabId, source.sessionId, method, params);

@@ -13,7 +13,6 @@ export interface RawTab {
   pendingUrl?: string;
   active?: boolean;
   windowId?: number;
-  openerTabId?: number;
 }
 
 /** What the bridge needs of the browser: chromeApi.ts implements it with chrome.*. */
@@ -108,7 +107,7 @@ export class Bridge {
     const [raw, targets] = await Promise.all([this.browser.queryTabs(), this.browser.targetIds()]);
     for (const t of raw) {
       if (t.id === undefined) continue;
-      this.tabs.set(t.id, toInfo(t, targets.get(t.id) ?? this.tabs.get(t.id)?.targetId ?? ''));
+      this.tabs.set(t.id, toInfo(t, targets.get(t.id) ?? this.tabs.get(t.id)?.targetId ?? '', this.tabs.get(t.id)?.openerId));
     }
   }
 
@@ -333,16 +332,7 @@ export class Bridge {
   onTabCreated(raw: RawTab): void {
     if (raw.id === undefined) return;
     const id = raw.id;
-    // A tab opened from an agent's tab (window.open, target=_blank) is the agent's too;
-    // one opened from a shared tab is shared with the same coordinators.
-    if (raw.openerTabId !== undefined) {
-      const opener = this.agentTabs.get(raw.openerTabId);
-      if (opener !== undefined && !this.agentTabs.has(id)) this.agentTabs.set(id, opener);
-      const sharedWith = this.shared.get(raw.openerTabId);
-      if (sharedWith && !this.shared.has(id)) this.shared.set(id, new Set(sharedWith));
-      this.persist();
-    }
-    this.tabs.set(id, toInfo(raw, this.tabs.get(id)?.targetId ?? ''));
+    this.tabs.set(id, toInfo(raw, this.tabs.get(id)?.targetId ?? '', this.tabs.get(id)?.openerId));
     void this.browser.targetIds().then((targets) => {
       const tab = this.tabs.get(id);
       if (!tab) return;
@@ -352,9 +342,26 @@ export class Bridge {
     });
   }
 
+  /** A page opened a tab (a link with target=_blank, window.open): a tab
+   * opened from an agent's tab is that agent's too, one opened from a shared
+   * tab is shared with the same coordinators. (Not tabs.Tab.openerTabId:
+   * the browser sets that for tabs the user opens next to another, too.) */
+  onNavigationTarget(sourceTabId: number, tabId: number): void {
+    const opener = this.agentTabs.get(sourceTabId);
+    if (opener !== undefined && !this.agentTabs.has(tabId)) this.agentTabs.set(tabId, opener);
+    const sharedWith = this.shared.get(sourceTabId);
+    if (sharedWith && !this.shared.has(tabId)) this.shared.set(tabId, new Set(sharedWith));
+    const tab = this.tabs.get(tabId);
+    const source = this.tabs.get(sourceTabId);
+    if (tab && source?.targetId) tab.openerId = source.targetId;
+    this.persist();
+    if (tab) this.sync(tabId);
+    this.onChange();
+  }
+
   onTabUpdated(tabId: number, raw: RawTab): void {
     const old = this.tabs.get(tabId);
-    const info = toInfo({ ...raw, id: tabId }, old?.targetId ?? '');
+    const info = toInfo({ ...raw, id: tabId }, old?.targetId ?? '', old?.openerId);
     this.tabs.set(tabId, info);
     if (old && old.title === info.title && old.url === info.url) return;
     if (!info.targetId) {
@@ -506,8 +513,10 @@ export class Bridge {
   }
 }
 
-function toInfo(t: RawTab, targetId: string): TabInfo {
-  return { id: t.id!, targetId, title: t.title ?? '', url: t.url || t.pendingUrl || '', active: !!t.active };
+function toInfo(t: RawTab, targetId: string, openerId?: string): TabInfo {
+  const info: TabInfo = { id: t.id!, targetId, title: t.title ?? '', url: t.url || t.pendingUrl || '', active: !!t.active };
+  if (openerId) info.openerId = openerId;
+  return info;
 }
 
 function attachError(tab: TabInfo, err: unknown): string {

@@ -22,7 +22,7 @@ declare namespace chrome {
     export const onInstalled: Event<() => void>;
   }
   export namespace tabs {
-    export interface Tab { id?: number; title?: string; url?: string; pendingUrl?: string; active: boolean; windowId: number; openerTabId?: number }
+    export interface Tab { id?: number; title?: string; url?: string; pendingUrl?: string; active: boolean; windowId: number }
     export function query(q: { active?: boolean; currentWindow?: boolean; lastFocusedWindow?: boolean }): Promise<Tab[]>;
     export function get(tabId: number): Promise<Tab>;
     export function create(p: { url: string; active: boolean }): Promise<Tab>;
@@ -33,6 +33,9 @@ declare namespace chrome {
     export const onRemoved: Event<(tabId: number) => void>;
     export const onActivated: Event<(info: { tabId: number; windowId: number }) => void>;
     export const onReplaced: Event<(added: number, removed: number) => void>;
+  }
+  export namespace webNavigation {
+    export const onCreatedNavigationTarget: Event<(details: { sourceTabId: number; tabId: number; url: string }) => void>;
   }
   export namespace windows {
     export function update(windowId: number, p: { focused: boolean }): Promise<unknown>;

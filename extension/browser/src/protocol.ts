@@ -21,6 +21,8 @@ export interface TabInfo {
   active?: boolean;
   /** This coordinator opened the tab (and may close it). */
   agent?: boolean;
+  /** The page target of the tab whose page opened this one. */
+  openerId?: string;
 }
 
 export interface BrowserInfo {

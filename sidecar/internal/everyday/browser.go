@@ -37,6 +37,7 @@ type target struct {
 	title  string
 	url    string
 	agent  bool
+	opener string // the page target that opened it (a popup), or ""
 	// ready is closed once the auto-attaches the tab's arrival caused are
 	// done: Target.createTarget answers only after them, as Chrome does
 	// (Playwright looks the new page up as soon as it has the answer).
@@ -48,10 +49,15 @@ func (t *target) info(kind string, attached bool, ctxID string) map[string]any {
 	if kind == "tab" {
 		id, typ = t.tabTID, "tab"
 	}
-	return map[string]any{
+	info := map[string]any{
 		"targetId": id, "type": typ, "title": t.title, "url": t.url, "attached": attached,
 		"canAccessOpener": false, "browserContextId": ctxID,
 	}
+	if t.opener != "" && kind != "tab" {
+		info["openerId"] = t.opener
+		info["canAccessOpener"] = true
+	}
+	return info
 }
 
 type session struct {
@@ -824,8 +830,8 @@ func (b *browser) tabAppeared(tab nativemsg.Tab) {
 	b.mu.Lock()
 	t := b.targets[tab.ID]
 	if t != nil {
-		changed := t.title != tab.Title || t.url != tab.URL || (tab.TargetID != "" && t.pageID != tab.TargetID)
-		t.title, t.url, t.agent = tab.Title, tab.URL, tab.Agent
+		changed := t.title != tab.Title || t.url != tab.URL || (tab.TargetID != "" && t.pageID != tab.TargetID) || t.opener != tab.OpenerID
+		t.title, t.url, t.agent, t.opener = tab.Title, tab.URL, tab.Agent, tab.OpenerID
 		if tab.TargetID != "" {
 			t.pageID = tab.TargetID
 		}
@@ -855,7 +861,7 @@ func (b *browser) tabAppeared(tab nativemsg.Tab) {
 		b.c.log.Debug("a tab without a target id yet", "tab", tab.ID)
 		return
 	}
-	t = &target{tabID: tab.ID, pageID: tab.TargetID, tabTID: randomID(), title: tab.Title, url: tab.URL, agent: tab.Agent, ready: make(chan struct{})}
+	t = &target{tabID: tab.ID, pageID: tab.TargetID, tabTID: randomID(), title: tab.Title, url: tab.URL, agent: tab.Agent, opener: tab.OpenerID, ready: make(chan struct{})}
 	b.targets[tab.ID] = t
 	type note struct {
 		sid  string

@@ -39,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
@@ -254,8 +255,13 @@ func (c *Conn) run(ctx context.Context, dir string, w *fsnotify.Watcher) {
 			if l, err = dialLink(h.Socket, me); err == nil {
 				break
 			}
-			lastErr = err
 			tried[h.PID] = true
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+				// A host on its way out (its browser closed): not worth a word.
+				c.log.Debug("a native host that is going away", "pid", h.PID, "err", err)
+				continue
+			}
+			lastErr = err
 			c.log.Warn("cannot use a native host", "pid", h.PID, "err", err)
 		}
 		if l == nil {

@@ -179,6 +179,9 @@ func Run(ctx context.Context, o Options) error {
 		cancel()
 	}()
 	<-ctx.Done()
+	// Withdraw the announcement before the socket, so no coordinator reads
+	// it and finds nothing to connect to.
+	os.Remove(nativemsg.HostPath(dir, pid))
 	ln.Close()
 	<-accepted
 	h.closeClients()

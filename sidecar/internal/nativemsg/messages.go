@@ -52,6 +52,9 @@ type Tab struct {
 	// Agent is true for a tab this coordinator opened (it may close it);
 	// false for a tab the user shared (or every tab, when the user chose so).
 	Agent bool `json:"agent,omitempty"`
+	// OpenerID is the page target of the tab whose page opened this one
+	// (a popup), for targetInfo.openerId.
+	OpenerID string `json:"openerId,omitempty"`
 }
 
 // Envelope is any message after hello, decoded just enough to route and
