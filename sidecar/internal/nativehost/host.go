@@ -152,14 +152,16 @@ func Run(ctx context.Context, o Options) error {
 		os.Remove(nativemsg.HostPath(dir, pid))
 		os.Remove(sock)
 	}()
+	// Announced before the hello is answered: once the extension hears
+	// back, coordinators can find the host.
+	if err := nativemsg.WriteHost(dir, ann); err != nil {
+		ln.Close()
+		return fmt.Errorf("announce the host in %s: %w", dir, err)
+	}
 	reply, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Host: h.info.Host})
 	if err := h.toExtension(reply); err != nil {
 		ln.Close()
 		return fmt.Errorf("answer the extension's hello: %w", err)
-	}
-	if err := nativemsg.WriteHost(dir, ann); err != nil {
-		ln.Close()
-		return fmt.Errorf("announce the host in %s: %w", dir, err)
 	}
 	h.log.Info("serving the browser extension", "browser", ann.Browser.Name, "browserVersion", ann.Browser.Version, "socket", sock)
 
