@@ -7,6 +7,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { root } from './paths.mjs';
 import { packageVersion } from './build.mjs';
+import { zipEntries } from './zip.mjs';
 
 export const sourceDir = path.join(root, 'extension', 'browser');
 export const compiledDir = path.join(root, 'out', 'browser');
@@ -34,6 +35,11 @@ export function buildBrowserExtension({ log = () => {} } = {}) {
 
   const zip = zipPath();
   writeZip(zip, unpackedDir);
+  // Read it back: every file there, whole, with the manifest at the top (what the store checks first).
+  const entries = new Map(zipEntries(zip).map((e) => [e.name, e]));
+  for (const f of fs.readdirSync(unpackedDir)) {
+    if (!entries.get(f)?.read().equals(fs.readFileSync(path.join(unpackedDir, f)))) throw new Error(`${zip}: ${f} is missing or differs`);
+  }
   log(`built the browser extension into ${path.relative(root, unpackedDir)}/ and ${path.relative(root, zip)} in ${Date.now() - started} ms`);
   return { unpacked: unpackedDir, zip };
 }

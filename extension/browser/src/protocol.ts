@@ -8,10 +8,9 @@ export const PROTOCOL = 1;
 /** The native messaging host's name (nativehost.HostName). */
 export const HOST_NAME = 'com.browser_coordinator.native_host';
 
-/** Chrome's limit on one message from the extension to the host is 64 MiB of
- * JSON; a JS string unit is at most 3 bytes of UTF-8, so 8 M units per
- * chunk stays well inside it. */
-export const MAX_CHUNK_UNITS = 8 * 1024 * 1024;
+/** Chrome's limit on one message from the extension to the host is 64 MiB
+ * of JSON. Messages are cut below that. */
+export const MAX_MESSAGE_BYTES = 60 * 1024 * 1024;
 
 export interface TabInfo {
   id: number;
@@ -57,22 +56,29 @@ export function mismatchMessage(extension: number, sidecar: number): string {
   return `the browser extension speaks protocol ${extension} and browser-coordinator protocol ${sidecar}: they must come from the same release; ${update}`;
 }
 
-/** Splits an outgoing message into chunks when its JSON is over the limit. */
+/** Splits an outgoing message into chunks when its JSON is over the limit
+ * (in bytes of UTF-8). */
 export class Splitter {
   private nextId = 0;
-  constructor(private readonly limit = MAX_CHUNK_UNITS) {}
+  constructor(private readonly limit = MAX_MESSAGE_BYTES) {}
 
   split(msg: Message): Array<Message | Chunk> {
     const text = JSON.stringify(msg);
-    if (text.length <= this.limit) return [msg];
+    // A UTF-16 unit is at most 3 bytes of UTF-8, and inside a chunk's string
+    // a '"' or '\' doubles: 3 bytes a unit bounds both.
+    if (text.length * 3 <= this.limit || utf8Length(text) <= this.limit) return [msg];
+    const room = Math.floor((this.limit - 256) / 3);
     const id = ++this.nextId;
     const out: Chunk[] = [];
-    for (let at = 0; at < text.length; at += this.limit) {
-      const data = text.slice(at, at + this.limit);
-      out.push({ type: 'chunk', chunk: { id, last: at + this.limit >= text.length }, data });
+    for (let at = 0; at < text.length; at += room) {
+      out.push({ type: 'chunk', chunk: { id, last: at + room >= text.length }, data: text.slice(at, at + room) });
     }
     return out;
   }
+}
+
+function utf8Length(s: string): number {
+  return new TextEncoder().encode(s).length;
 }
 
 /** Joins incoming chunks (the host splits messages over Chrome's 1 MB limit). */
