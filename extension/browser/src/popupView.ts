@@ -1,5 +1,6 @@
 // What the popup shows, as plain data: tested in Node, rendered by popup.ts.
 import type { PopupState } from './bridge.js';
+import { isRestrictedUrl } from './bridge.js';
 
 export interface PopupView {
   status: string;
@@ -25,11 +26,13 @@ export function popupLines(s: PopupState): PopupView {
   const clients = s.clients.map((c) => ({
     folder: c.folder,
     pid: c.pid,
-    tabs: c.tabs.map((t) => `${t.agent ? '🤖 ' : '👤 '}${t.title || t.url}`),
+    tabs: c.tabs.map((t) => `${t.agent ? 'opened by the agent' : 'shared'} · ${t.title || t.url}`),
   }));
   let activeTab: PopupView['activeTab'];
   const a = s.activeTab;
-  if (a) {
+  if (a && isRestrictedUrl(a.url)) {
+    activeTab = { id: a.id, label: a.title || a.url, buttons: [], note: 'The browser keeps extensions out of this page: it cannot be shared.' };
+  } else if (a) {
     const folders = [...new Set(s.clients.map((c) => c.folder))];
     const buttons = folders.map((folder) => {
       const shared = a.sharedWith.includes(folder);

@@ -25,7 +25,7 @@ test('share buttons per coordinator for the tab in front', () => {
     activeTab: { id: 1, title: 'Shop', url: 'https://shop', sharedWith: ['/home/u/projA'] },
   });
   assert.match(v.status, /2 coordinators connected/);
-  assert.deepEqual(v.clients[0].tabs, ['👤 Shop']);
+  assert.deepEqual(v.clients[0].tabs, ['shared · Shop']);
   assert.deepEqual(v.activeTab?.buttons.map((b) => [b.label, b.share]), [['Stop sharing with projA', false], ['Share this tab with projB', true]]);
 });
 
@@ -35,4 +35,10 @@ test('one coordinator: plain labels; an agent\'s tab needs no sharing', () => {
   const agent = popupLines({ ...one, activeTab: { id: 2, title: 't', url: 'u', sharedWith: [], openedBy: '/p' } });
   assert.deepEqual(agent.activeTab?.buttons, []);
   assert.match(agent.activeTab?.note ?? '', /An agent opened this tab/);
+});
+
+test('the browser\'s own pages cannot be shared', () => {
+  const v = popupLines({ ...base, clients: [{ id: 'c1', folder: '/p', pid: 1, tabs: [] }], activeTab: { id: 3, title: 'Settings', url: 'chrome://settings', sharedWith: [] } });
+  assert.deepEqual(v.activeTab?.buttons, []);
+  assert.match(v.activeTab?.note ?? '', /cannot be shared/);
 });
