@@ -2,9 +2,9 @@ package everyday
 
 import (
 	"bytes"
-	"errors"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -166,8 +166,14 @@ func TestTwoCoordinators(t *testing.T) {
 	sa, sb := a.attach("", ta.TargetID), b.attach("", tb.TargetID)
 	// Each works in its own tab, at the same time.
 	done := make(chan string, 2)
-	go func() { v, _ := a.eval(sa, "new Promise((r) => setTimeout(() => r(location.pathname), 200))"); done <- "a" + string(v) }()
-	go func() { v, _ := b.eval(sb, "new Promise((r) => setTimeout(() => r(location.pathname), 200))"); done <- "b" + string(v) }()
+	go func() {
+		v, _ := a.eval(sa, "new Promise((r) => setTimeout(() => r(location.pathname), 200))")
+		done <- "a" + string(v)
+	}()
+	go func() {
+		v, _ := b.eval(sb, "new Promise((r) => setTimeout(() => r(location.pathname), 200))")
+		done <- "b" + string(v)
+	}()
 	got := map[string]bool{<-done: true, <-done: true}
 	if !got[`a"/a"`] || !got[`b"/b"`] {
 		t.Fatalf("evaluations in the two coordinators' tabs gave %v", got)
