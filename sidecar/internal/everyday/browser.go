@@ -203,7 +203,7 @@ func (b *browser) browserCommand(s *session, m cdpIn) {
 			"protocolVersion": "1.3", "product": "Chrome/" + st.Browser.Version,
 			"revision": "", "userAgent": st.Browser.UserAgent, "jsVersion": "",
 		})
-	case "Browser.setDownloadBehavior", "Browser.setPermission", "Browser.resetPermissions":
+	case "Browser.setDownloadBehavior", "Browser.setPermission", "Browser.grantPermissions", "Browser.resetPermissions":
 		// As Playwright MCP's extension relay does: downloads and permissions
 		// stay as the user set them in their own browser.
 		b.reply(m.ID, m.SessionID, nil)
