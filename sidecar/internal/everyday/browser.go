@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -85,6 +86,82 @@ type browser struct {
 	// attaching marks auto-attaches under way (parent/tab/kind), so a tab
 	// that arrives during setAutoAttach is attached once.
 	attaching map[string]bool
+	// replay keeps, per attached tab, what a second page session on it
+	// would otherwise never hear: its live execution contexts and children.
+	replay map[int]*tabReplay
+}
+
+// tabReplay is the state of one tab's shared debugger session that the
+// browser reports only once: the execution contexts of its main session
+// and the child sessions (iframes, workers) auto-attach gave it.
+type tabReplay struct {
+	contexts []ctxEntry // in creation order
+	children []childEntry
+}
+
+type ctxEntry struct {
+	id     int64
+	params json.RawMessage
+}
+
+type childEntry struct {
+	sessionID string
+	params    json.RawMessage
+}
+
+// note updates the replay state from one event of the tab's main session.
+func (r *tabReplay) note(method string, params json.RawMessage) {
+	switch method {
+	case "Runtime.executionContextCreated":
+		var p struct {
+			Context struct {
+				ID int64 `json:"id"`
+			} `json:"context"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			r.contexts = slices.DeleteFunc(r.contexts, func(e ctxEntry) bool { return e.id == p.Context.ID })
+			r.contexts = append(r.contexts, ctxEntry{p.Context.ID, params})
+		}
+	case "Runtime.executionContextDestroyed":
+		var p struct {
+			ExecutionContextID int64 `json:"executionContextId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			r.contexts = slices.DeleteFunc(r.contexts, func(e ctxEntry) bool { return e.id == p.ExecutionContextID })
+		}
+	case "Runtime.executionContextsCleared":
+		r.contexts = nil
+	case "Target.attachedToTarget":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			r.children = slices.DeleteFunc(r.children, func(e childEntry) bool { return e.sessionID == p.SessionID })
+			r.children = append(r.children, childEntry{p.SessionID, params})
+		}
+	case "Target.detachedFromTarget":
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			r.children = slices.DeleteFunc(r.children, func(e childEntry) bool { return e.sessionID == p.SessionID })
+		}
+	}
+}
+
+// snapshot returns what to replay for Runtime.enable or Target.setAutoAttach.
+func (r *tabReplay) snapshot(method string) []json.RawMessage {
+	var out []json.RawMessage
+	if method == "Runtime.enable" {
+		for _, e := range r.contexts {
+			out = append(out, e.params)
+		}
+		return out
+	}
+	for _, e := range r.children {
+		out = append(out, e.params)
+	}
+	return out
 }
 
 // attachment is this Conn's use of the extension's debugger on one tab.
@@ -99,6 +176,7 @@ func newBrowser(c *Conn) *browser {
 		c: c, ctxID: randomID(),
 		targets: map[int]*target{}, sessions: map[string]*session{},
 		children: map[string]int{}, attach: map[int]*attachment{}, attaching: map[string]bool{},
+		replay: map[int]*tabReplay{},
 	}
 	b.sessions[""] = &session{id: "", kind: kindBrowser, browserTID: randomUUID(), discoverF: defaultFilter(), autoF: defaultFilter()}
 	return b

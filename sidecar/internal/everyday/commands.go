@@ -423,6 +423,7 @@ func (b *browser) release(t *target) {
 	last := a.users <= 0
 	if last {
 		delete(b.attach, t.tabID)
+		delete(b.replay, t.tabID)
 		for child, tab := range b.children {
 			if tab == t.tabID {
 				delete(b.children, child)
@@ -526,6 +527,7 @@ func (b *browser) tabCommand(s *session, m cdpIn) {
 // pageCommand sends a page session's command to the tab through the
 // extension, keeping a few answers of its own.
 func (b *browser) pageCommand(s *session, m cdpIn) {
+	var replay func() // events the session missed, sent just before its answer
 	switch {
 	case m.Method == "Target.getTargetInfo":
 		b.mu.Lock()
@@ -537,12 +539,7 @@ func (b *browser) pageCommand(s *session, m cdpIn) {
 		domain := strings.TrimSuffix(m.Method, ".disable")
 		b.mu.Lock()
 		s.enabled[domain] = false
-		shared := false
-		for _, x := range b.sessions {
-			if x != s && x.kind == kindPage && x.tgt == s.tgt && x.enabled[domain] {
-				shared = true
-			}
-		}
+		shared := b.othersUse(s, domain)
 		b.mu.Unlock()
 		if shared {
 			// Another session on this tab still uses the domain: the
@@ -550,17 +547,65 @@ func (b *browser) pageCommand(s *session, m cdpIn) {
 			b.reply(m.ID, m.SessionID, nil)
 			return
 		}
+	case m.Method == "Runtime.enable" || m.Method == "Target.setAutoAttach":
+		// On a debugger session where another page session already did
+		// this, the browser reports nothing again: the execution contexts
+		// (or the attached iframes and workers) that exist are replayed to
+		// this session, as a session of its own would have heard them.
+		key := strings.TrimSuffix(m.Method, ".enable")
+		b.mu.Lock()
+		again := b.othersUse(s, key)
+		s.enabled[key] = true
+		if on := params(m.Params)["autoAttach"]; m.Method == "Target.setAutoAttach" && string(on) != "true" {
+			s.enabled[key], again = false, false
+		}
+		var events []json.RawMessage
+		if r := b.replay[s.tgt.tabID]; r != nil {
+			switch {
+			case again:
+				events = r.snapshot(m.Method)
+			case m.Method == "Runtime.enable":
+				r.contexts = nil // the browser reports every context afresh
+			}
+		}
+		b.mu.Unlock()
+		method := "Runtime.executionContextCreated"
+		if m.Method == "Target.setAutoAttach" {
+			method = "Target.attachedToTarget"
+		}
+		replay = func() {
+			for _, p := range events {
+				b.event(s.id, method, p)
+			}
+		}
 	case strings.HasSuffix(m.Method, ".enable"):
 		b.mu.Lock()
 		s.enabled[strings.TrimSuffix(m.Method, ".enable")] = true
 		b.mu.Unlock()
 	}
-	b.forward(m, s.tgt.tabID, "")
+	b.forwardThen(m, s.tgt.tabID, "", replay)
+}
+
+// othersUse reports whether another page session on s's tab has key
+// (a domain, or Target.setAutoAttach) on; b.mu held.
+func (b *browser) othersUse(s *session, key string) bool {
+	for _, x := range b.sessions {
+		if x != s && x.kind == kindPage && x.tgt == s.tgt && x.enabled[key] {
+			return true
+		}
+	}
+	return false
 }
 
 // forward sends a command to a tab (child: a chrome.debugger child
 // session) and answers with the tab's answer, under the caller's session id.
 func (b *browser) forward(m cdpIn, tabID int, child string) {
+	b.forwardThen(m, tabID, child, nil)
+}
+
+// forwardThen is forward, running then (when not nil) after a successful
+// answer comes and before it is passed on.
+func (b *browser) forwardThen(m cdpIn, tabID int, child string, then func()) {
 	l := b.c.currentLink()
 	if l == nil {
 		b.fail(m.ID, m.SessionID, codeServerError, "%s", notConnected(b.c.Status()))
@@ -577,6 +622,9 @@ func (b *browser) forward(m cdpIn, tabID int, child string) {
 		if err != nil {
 			b.fail(m.ID, m.SessionID, codeServerError, "%v", err)
 			return
+		}
+		if then != nil {
+			then()
 		}
 		b.replyRaw(m.ID, m.SessionID, env.Result)
 	})

@@ -22,11 +22,13 @@
 // reconnects by itself and the tabs come back as new targets, auto-attached
 // where a session asked for it. Browser sessions stay valid throughout.
 //
-// Known limits: several page sessions on one tab (two clients attached to
-// the same tab) share the extension's one debugger session, so they see
-// each other's events and a domain one of them enables; Conn keeps a
-// domain enabled while another session on the tab still uses it, but a
-// second Runtime.enable does not replay the existing execution contexts.
+// Several page sessions on one tab (two clients in the same tab) share the
+// extension's one debugger session there, so Conn makes them look apart
+// where it matters: a domain one of them disables stays on while another
+// uses it, and a later session's Runtime.enable (or page-level
+// Target.setAutoAttach) hears of the execution contexts (or the iframes and
+// workers) that exist, as the browser reports them only once. What stays
+// shared: each sees the events of the domains any of them enabled.
 package everyday
 
 import (

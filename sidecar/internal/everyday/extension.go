@@ -152,6 +152,7 @@ func (b *browser) tabGone(tabID int, why string) {
 func (b *browser) debuggerDetached(tabID int, reason string) {
 	b.mu.Lock()
 	delete(b.attach, tabID)
+	delete(b.replay, tabID)
 	for child, tab := range b.children {
 		if tab == tabID {
 			delete(b.children, child)
@@ -193,6 +194,14 @@ func (b *browser) cdpEvent(env nativemsg.Envelope) {
 	}
 	b.trackChild(env.TabID, env.Method, params)
 	b.mu.Lock()
+	if b.attach[env.TabID] != nil {
+		r := b.replay[env.TabID]
+		if r == nil {
+			r = &tabReplay{}
+			b.replay[env.TabID] = r
+		}
+		r.note(env.Method, params)
+	}
 	var sids []string
 	for _, s := range b.sessions {
 		if s.kind == kindPage && s.tgt.tabID == env.TabID {
@@ -236,6 +245,7 @@ func (b *browser) disconnected() {
 	}
 	b.attach = map[int]*attachment{}
 	b.children = map[string]int{}
+	b.replay = map[int]*tabReplay{}
 	b.mu.Unlock()
 	sort.Ints(ids)
 	for _, id := range ids {

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -481,5 +482,48 @@ func TestBadInput(t *testing.T) {
 	}
 	if err := conn.WriteMessage(ctxT(t, time.Second), []byte(`{"id":13,"method":"Browser.getVersion"}`)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("WriteMessage after Close: %v", err)
+	}
+}
+
+// Two clients attached to one tab share the extension's debugger session on
+// it: the second one's Runtime.enable still hears of the page's execution
+// contexts, and the first one's Runtime.disable does not silence the second.
+func TestTwoClientsOnOneTab(t *testing.T) {
+	srv := pages(t)
+	state := stateDir(t)
+	startUserBrowser(t, state)
+	c := openConn(t, state, "/work/proj")
+	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var ct struct{ TargetID string }
+	_ = json.Unmarshal(c.must("", "Target.createTarget", map[string]any{"url": srv.URL + "/both"}), &ct)
+	var b1, b2 struct{ SessionID string }
+	_ = json.Unmarshal(c.must("", "Target.attachToBrowserTarget", nil), &b1)
+	_ = json.Unmarshal(c.must("", "Target.attachToBrowserTarget", nil), &b2)
+	p1 := c.attach(b1.SessionID, ct.TargetID)
+	c.must(p1, "Runtime.enable", nil)
+	first := c.waitFor(10*time.Second, "an execution context for client 1", event("Runtime.executionContextCreated", p1))
+	// Client 2 comes later: it was not there when the contexts were reported.
+	p2 := c.attach(b2.SessionID, ct.TargetID)
+	c.must(p2, "Runtime.enable", nil)
+	// The replay came before the answer: no waiting needed.
+	var ctx1 struct{ Context struct{ ID int64 } }
+	_ = json.Unmarshal(first.Params, &ctx1)
+	if !c.has(func(m cdpMsg) bool {
+		return m.Method == "Runtime.executionContextCreated" && m.SessionID == p2 && strings.Contains(string(m.Params), fmt.Sprintf(`"id":%d,`, ctx1.Context.ID))
+	}) {
+		t.Fatal("client 2's Runtime.enable did not hear of the page's main context")
+	}
+
+	c.must(p1, "Runtime.disable", nil)
+	c.must(p2, "Runtime.evaluate", map[string]any{"expression": "console.log('still on')"})
+	c.waitFor(10*time.Second, "console output for client 2 after client 1 disabled Runtime", func(m cdpMsg) bool {
+		return m.Method == "Runtime.consoleAPICalled" && m.SessionID == p2 && strings.Contains(string(m.Params), "still on")
+	})
+	// Detaching one leaves the other working.
+	c.must(b1.SessionID, "Target.detachFromTarget", map[string]any{"sessionId": p1})
+	if got := c.evalString(p2, "location.pathname"); got != "/both" {
+		t.Fatalf("client 2 after client 1 detached: %q", got)
 	}
 }
