@@ -13,6 +13,7 @@ import { root } from './lib/paths.mjs';
 import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
 import { compileExtension, packVsix } from './lib/vsix.mjs';
+import { buildBrowserExtension, browserExtensionTests } from './lib/browserExtension.mjs';
 
 const started = Date.now();
 const failures = [];
@@ -56,6 +57,11 @@ if (!browser) {
   console.log(`\nbrowser for integration tests: ${browser}`);
 }
 
+// The browser extension (extension/browser): built before the Go tests, which load it into Chromium.
+if (step('browser extension: build (dist/browser-extension, the store zip)', () => { buildBrowserExtension({ log: console.log }); })) {
+  step('browser extension: unit tests (plain node)', () =>
+    run(process.execPath, ['--test', '--test-reporter=spec', ...browserExtensionTests()]));
+}
 step('go test -race ./...', () => run('go', ['test', '-race', '-count=1', './...']));
 if (built && (browser || process.env.CI)) {
   const e2e = fs.readdirSync(path.join(root, 'scripts', 'e2e')).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join('scripts', 'e2e', f));

@@ -12,6 +12,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativehost"
 )
 
 // Exit codes.
@@ -38,6 +40,10 @@ Usage:
                       [--child playwright|chrome-devtools|none|'CMD ...'] [--dry-run]
                                              add the coordinator and a wrapped browser MCP to
                                              that host's MCP config, keeping everything else
+  browser-coordinator install --host chrome|edge|chromium|brave [--user-data-dir DIR]
+                                             register the native host of the Browser
+                                             Coordinator extension (your own browser)
+  browser-coordinator native-host ORIGIN     the native host; the browser starts it
   browser-coordinator --version              version, commit, platform
 
 Run 'browser-coordinator COMMAND --help' for a command's flags.
@@ -49,6 +55,9 @@ BROWSER_COORDINATOR_STATE_DIR sets where state files live.
 func Main(args []string) int {
 	if code, ok := runInternal(args); ok {
 		return code
+	}
+	if len(args) > 0 && nativehost.IsOrigin(args[0]) {
+		return runNativeHost(args) // Chrome starting the native host
 	}
 	cmd, rest := "serve", args
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -69,7 +78,12 @@ func Main(args []string) int {
 	case "launch", "stop", "restart":
 		return runControl(cmd, rest, os.Stdout)
 	case "install":
+		if isBrowserHost(rest) {
+			return runInstallBrowserHost(rest, os.Stdout)
+		}
 		return runInstall(rest, os.Stdout)
+	case "native-host":
+		return runNativeHost(rest)
 	case "version":
 		return runVersion(os.Stdout)
 	case "help":

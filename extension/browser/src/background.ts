@@ -1,0 +1,193 @@
+// The service worker: connects to the native host (which keeps the worker
+// alive while connected), reconnects when the port drops, and wires the
+// browser's events and the popup to the Bridge. Listeners are registered at
+// the top level so that the browser wakes a stopped worker for them.
+import { Bridge, type Persisted } from './bridge.js';
+import { chromeBrowser } from './chromeApi.js';
+import { HOST_NAME, Joiner, Splitter, type BrowserInfo, type Message } from './protocol.js';
+
+const log = (msg: string) => console.log(`[browser-coordinator] ${msg}`);
+
+let port: chrome.runtime.Port | undefined;
+let retryDelay = 1000;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let lastError: string | undefined;
+const splitter = new Splitter();
+
+function send(msg: Message): void {
+  if (!port) return;
+  try {
+    for (const part of splitter.split(msg)) port.postMessage(part);
+  } catch (err) {
+    log(`cannot send ${msg.type}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+let toSave: Persisted | undefined;
+function save(p: Persisted): void {
+  toSave = p;
+  saveTimer ??= setTimeout(() => {
+    saveTimer = undefined;
+    const p = toSave!;
+    void chrome.storage.session.set({ bridge: { agentTabs: p.agentTabs, shared: p.shared } });
+    void chrome.storage.local.set({ allTabs: p.allTabs });
+  }, 50);
+}
+
+const bridge = new Bridge(chromeBrowser, send, save, log);
+bridge.browserInfo = browserInfo();
+bridge.changed = () => void updateBadge();
+
+const restored: Promise<void> = (async () => {
+  bridge.browserInfo = await fullVersion(bridge.browserInfo);
+  const [session, local] = await Promise.all([chrome.storage.session.get('bridge'), chrome.storage.local.get('allTabs')]);
+  await bridge.restore({ agentTabs: session.bridge?.agentTabs ?? {}, shared: session.bridge?.shared ?? {}, allTabs: !!local.allTabs });
+  // Debugger sessions of a previous worker may outlive it: let go of them,
+  // the coordinators attach again.
+  for (const t of await chrome.debugger.getTargets()) {
+    if (t.attached && t.tabId !== undefined) await chrome.debugger.detach({ tabId: t.tabId }).catch(() => undefined);
+  }
+})().catch((err) => log(`restore: ${err}`));
+
+/** Runs fn once the persisted state is back, keeping the events' order. */
+function after<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+  return (...args: A) => void restored.then(() => fn(...args));
+}
+
+chrome.tabs.onCreated.addListener(after((tab) => bridge.onTabCreated(tab)));
+chrome.tabs.onUpdated.addListener(after((tabId, _change, tab) => bridge.onTabUpdated(tabId, tab)));
+chrome.tabs.onRemoved.addListener(after((tabId) => bridge.onTabRemoved(tabId)));
+chrome.webNavigation.onCreatedNavigationTarget.addListener(after((d) => bridge.onNavigationTarget(d.sourceTabId, d.tabId)));
+chrome.tabs.onActivated.addListener(after((info) => bridge.onTabActivated(info.tabId)));
+chrome.debugger.onEvent.addListener(after((source, method, params) => {
+  if (source.tabId !== undefined) bridge.onDebuggerEvent(source.tabId, source.sessionId, method, params);
+}));
+chrome.debugger.onDetach.addListener(after((source, reason) => {
+  if (source.tabId !== undefined) bridge.onDebuggerDetach(source.tabId, reason);
+}));
+chrome.runtime.onSuspend.addListener(() => bridge.goingAway("the browser extension's service worker is stopping"));
+chrome.runtime.onStartup.addListener(() => void restored.then(connect));
+chrome.runtime.onInstalled.addListener(() => void restored.then(connect));
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === 'reconnect' && !port) void restored.then(connect);
+});
+void chrome.alarms.create('reconnect', { periodInMinutes: 1 });
+
+chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+  void restored.then(async () => {
+    try {
+      switch (msg?.type) {
+        case 'popup:get': {
+          const [active] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+          const state = bridge.popupState(active?.id);
+          sendResponse({ ...state, error: state.error ?? (port ? undefined : lastError) });
+          return;
+        }
+        case 'popup:share':
+          bridge.share(msg.tabId, msg.folder);
+          break;
+        case 'popup:unshare':
+          bridge.unshare(msg.tabId, msg.folder);
+          break;
+        case 'popup:allTabs':
+          bridge.setAllTabs(!!msg.on);
+          break;
+        case 'popup:reconnect':
+          connect();
+          break;
+      }
+      sendResponse({ ok: true });
+    } catch (err) {
+      sendResponse({ ok: false, error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  return true; // answered asynchronously
+});
+
+function connect(): void {
+  if (port) return;
+  clearTimeout(retryTimer);
+  retryTimer = undefined;
+  const joiner = new Joiner();
+  let p: chrome.runtime.Port;
+  try {
+    p = chrome.runtime.connectNative(HOST_NAME);
+  } catch (err) {
+    lastError = `cannot start the native host: ${err instanceof Error ? err.message : String(err)}`;
+    log(lastError);
+    scheduleReconnect();
+    return;
+  }
+  port = p;
+  p.onMessage.addListener((raw: Message) => {
+    try {
+      const msg = joiner.add(raw);
+      if (!msg) return;
+      if (msg.type === 'hello') retryDelay = 1000;
+      bridge.handle(msg);
+    } catch (err) {
+      log(`a message from the native host that is not the protocol: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  });
+  p.onDisconnect.addListener(() => {
+    const why = chrome.runtime.lastError?.message ?? 'the native host exited';
+    lastError = /not found/i.test(why)
+      ? `the native host is not installed: run "browser-coordinator install --host chrome" (or edge, chromium, brave), then reload this extension (${why})`
+      : why;
+    log(`native host disconnected: ${why}`);
+    if (port === p) port = undefined;
+    bridge.hostGone();
+    scheduleReconnect();
+  });
+  send(bridge.hello({ id: chrome.runtime.id, version: chrome.runtime.getManifest().version }, bridge.browserInfo));
+  void updateBadge();
+}
+
+function scheduleReconnect(): void {
+  if (retryTimer || bridge.error) return; // a protocol mismatch waits for an update, not a retry loop
+  retryTimer = setTimeout(() => {
+    retryTimer = undefined;
+    connect();
+  }, retryDelay);
+  retryDelay = Math.min(retryDelay * 2, 30_000);
+}
+
+async function updateBadge(): Promise<void> {
+  const state = bridge.popupState(undefined);
+  const n = state.clients.length;
+  const error = state.error ?? (port ? undefined : lastError);
+  await chrome.action.setBadgeText({ text: error ? '!' : n > 0 ? String(n) : '' }).catch(() => undefined);
+  await chrome.action.setBadgeBackgroundColor({ color: error ? '#b00020' : '#1a73e8' }).catch(() => undefined);
+  await chrome.action.setTitle({
+    title: error ? `Browser Coordinator: ${error}` : `Browser Coordinator: ${n} coordinator${n === 1 ? '' : 's'} connected`,
+  }).catch(() => undefined);
+}
+
+function browserInfo(): BrowserInfo {
+  const ua = navigator.userAgent;
+  const brands = ((navigator as unknown as { userAgentData?: { brands?: Array<{ brand: string; version: string }> } }).userAgentData?.brands ?? [])
+    .map((b) => b.brand);
+  const name = brands.includes('Microsoft Edge') || /Edg\//.test(ua) ? 'Edge'
+    : brands.includes('Brave') ? 'Brave'
+      : brands.includes('Google Chrome') ? 'Chrome'
+        : 'Chromium';
+  const version = /Chrome\/([\d.]+)/.exec(ua)?.[1] ?? '';
+  return { name, version, userAgent: ua };
+}
+
+/** The user agent string says 156.0.0.0; the full version is a high-entropy value. */
+async function fullVersion(info: BrowserInfo): Promise<BrowserInfo> {
+  type UAData = { getHighEntropyValues(hints: string[]): Promise<{ fullVersionList?: Array<{ brand: string; version: string }> }> };
+  const data = (navigator as unknown as { userAgentData?: UAData }).userAgentData;
+  try {
+    const list = (await data?.getHighEntropyValues(['fullVersionList']))?.fullVersionList ?? [];
+    const brand = { Edge: 'Microsoft Edge', Chrome: 'Google Chrome', Brave: 'Brave', Chromium: 'Chromium' }[info.name];
+    const v = list.find((b) => b.brand === brand)?.version ?? list.find((b) => b.brand === 'Chromium')?.version;
+    return v ? { ...info, version: v } : info;
+  } catch {
+    return info;
+  }
+}
+
+void restored.then(connect);

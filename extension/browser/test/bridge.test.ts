@@ -1,0 +1,251 @@
+// The bridge's decisions, with the browser behind a fake adapter (the real
+// chrome.* runs only inside a browser; the Go tests drive the built
+// extension in a real Chromium).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Bridge, isRestrictedUrl, type Browser, type Persisted, type RawTab } from '../src/bridge.js';
+import type { Message } from '../src/protocol.js';
+import { PROTOCOL } from '../src/protocol.js';
+
+class FakeBrowser implements Browser {
+  tabs = new Map<number, RawTab>();
+  next = 100;
+  attached = new Set<number>();
+  calls: string[] = [];
+  failNext: Error | undefined;
+  onCreate: ((t: RawTab) => void) | undefined;
+
+  add(url: string, title = ''): number {
+    const id = this.next++;
+    this.tabs.set(id, { id, url, title });
+    return id;
+  }
+  async queryTabs() { return [...this.tabs.values()]; }
+  async getTab(id: number) { return this.tabs.get(id); }
+  async createTab(url: string, active: boolean) {
+    const id = this.add(url);
+    this.calls.push(`create ${url} ${active}`);
+    return this.tabs.get(id)!;
+  }
+  async removeTab(id: number) { this.calls.push(`remove ${id}`); this.tabs.delete(id); }
+  async activateTab(id: number) { this.calls.push(`activate ${id}`); }
+  async targetIds() { return new Map([...this.tabs.keys()].map((id) => [id, `T${id}`])); }
+  async attach(id: number) {
+    if (this.failNext) { const e = this.failNext; this.failNext = undefined; throw e; }
+    this.calls.push(`attach ${id}`); this.attached.add(id);
+  }
+  async detach(id: number) { this.calls.push(`detach ${id}`); this.attached.delete(id); }
+  async sendCommand(id: number, sessionId: string | undefined, method: string) {
+    this.calls.push(`send ${id} ${sessionId ?? ''} ${method}`);
+    if (method === 'Hang.forever') {
+      this.tabs.delete(id); // the user closes the tab meanwhile
+      throw new Error('Detached while handling command.');
+    }
+    return { ok: method };
+  }
+}
+
+function setup(p?: Persisted) {
+  const browser = new FakeBrowser();
+  const sent: Message[] = [];
+  const saved: Persisted[] = [];
+  const bridge = new Bridge(browser, (m) => sent.push(m), (p) => saved.push(p));
+  const connect = (client: string, folder: string) => bridge.handle({ type: 'clientConnected', client, coordinator: { folder, pid: 1 } });
+  /** Sends a request and waits for its answer. */
+  let id = 0;
+  const request = async (client: string, type: string, fields: Record<string, unknown> = {}) => {
+    const rid = ++id;
+    bridge.handle({ type, client, id: rid, ...fields });
+    for (let i = 0; i < 50; i++) {
+      const answer = sent.find((m) => m.id === rid && m.client === client);
+      if (answer) return answer;
+      await new Promise((r) => setImmediate(r));
+    }
+    throw new Error(`no answer to ${type}`);
+  };
+  const events = (client: string, type: string) => sent.filter((m) => m.client === client && m.type === type && m.id === undefined);
+  return { browser, bridge, sent, saved, connect, request, events, restore: () => bridge.restore(p) };
+}
+
+test('a coordinator sees only its own and its shared tabs', async () => {
+  const s = setup();
+  const userTab = s.browser.add('https://mail.example/', 'Mail');
+  const sharedTab = s.browser.add('https://shop.example/', 'Shop');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.connect('c2', '/b');
+  let a = await s.request('c1', 'connect');
+  assert.equal(a.type, 'connected');
+  assert.deepEqual(a.tabs, []);
+
+  s.bridge.share(sharedTab, '/a');
+  assert.equal(s.events('c1', 'tabCreated').length, 1);
+  assert.equal(s.events('c2', 'tabCreated').length, 0, 'shared with /a only');
+  a = await s.request('c1', 'connect');
+  assert.deepEqual((a.tabs as Array<{ id: number }>).map((t) => t.id), [sharedTab]);
+
+  const opened = await s.request('c2', 'openTab', { url: 'https://b.example/', focus: false });
+  assert.equal(opened.type, 'result');
+  const bTab = (opened.result as { id: number; agent: boolean; targetId: string });
+  assert.equal(bTab.agent, true);
+  assert.equal(bTab.targetId, `T${bTab.id}`);
+  assert.ok(s.browser.calls.includes('create https://b.example/ false'));
+  assert.equal(s.events('c1', 'tabCreated').filter((m) => (m.tab as { id: number }).id === bTab.id).length, 0, "c1 never hears of c2's tab");
+
+  // Neither may reach the user's unshared tab, nor the other's.
+  for (const [client, tab] of [['c1', userTab], ['c2', userTab], ['c1', bTab.id]] as const) {
+    const r = await s.request(client, 'attach', { tabId: tab });
+    assert.equal(r.type, 'error');
+    assert.match((r.error as { message: string }).message, /not shared with this coordinator/);
+  }
+  assert.ok(!s.browser.calls.some((c) => c === `attach ${userTab}`));
+});
+
+test('the coordinator closes only the tabs it opened', async () => {
+  const s = setup();
+  const shared = s.browser.add('https://x.example/');
+  await s.restore();
+  s.connect('c1', '/a');
+  await s.request('c1', 'connect');
+  s.bridge.share(shared, '/a');
+  const r = await s.request('c1', 'closeTab', { tabId: shared });
+  assert.equal(r.type, 'error');
+  assert.match((r.error as { message: string }).message, /never closes the user's tabs/);
+  assert.ok(s.browser.tabs.has(shared));
+  const mine = ((await s.request('c1', 'openTab', { url: 'about:blank' })).result as { id: number }).id;
+  assert.equal((await s.request('c1', 'closeTab', { tabId: mine })).type, 'result');
+  assert.ok(!s.browser.tabs.has(mine));
+});
+
+test('stop sharing: the coordinator is told the tab is gone and lets go of it', async () => {
+  const s = setup();
+  const tab = s.browser.add('https://x.example/');
+  await s.restore();
+  s.connect('c1', '/a');
+  await s.request('c1', 'connect');
+  s.bridge.share(tab, '/a');
+  assert.equal((await s.request('c1', 'attach', { tabId: tab })).type, 'result');
+  assert.ok(s.browser.attached.has(tab));
+  s.bridge.unshare(tab, '/a');
+  assert.deepEqual(s.events('c1', 'tabClosed').map((m) => m.tabId), [tab]);
+  assert.ok(!s.browser.attached.has(tab), 'detached when its last coordinator lost it');
+  const r = await s.request('c1', 'command', { tabId: tab, method: 'Runtime.evaluate', params: {} });
+  assert.equal(r.type, 'error');
+});
+
+test('one debugger attachment per tab, shared by coordinators, events to each', async () => {
+  const s = setup();
+  const tab = s.browser.add('https://x.example/');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.connect('c2', '/b');
+  s.bridge.share(tab, '/a');
+  s.bridge.share(tab, '/b');
+  await s.request('c1', 'attach', { tabId: tab });
+  await s.request('c2', 'attach', { tabId: tab });
+  assert.equal(s.browser.calls.filter((c) => c === `attach ${tab}`).length, 1);
+  s.bridge.onDebuggerEvent(tab, undefined, 'Page.loadEventFired', { timestamp: 1 });
+  assert.equal(s.events('c1', 'cdpEvent').length, 1);
+  assert.equal(s.events('c2', 'cdpEvent').length, 1);
+  await s.request('c1', 'detach', { tabId: tab });
+  assert.ok(s.browser.attached.has(tab), 'still attached for c2');
+  s.bridge.handle({ type: 'clientDisconnected', client: 'c2' });
+  assert.ok(!s.browser.attached.has(tab), 'the last coordinator gone: detached');
+});
+
+test('commands go to the tab in order; a tab closed mid-call is named', async () => {
+  const s = setup();
+  const tab = s.browser.add('https://x.example/', 'Checkout');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.bridge.share(tab, '/a');
+  await s.request('c1', 'attach', { tabId: tab });
+  const first = s.request('c1', 'command', { tabId: tab, method: 'A.one' });
+  const second = s.request('c1', 'command', { tabId: tab, sessionId: 'CHILD', method: 'B.two' });
+  assert.deepEqual((await first).result, { ok: 'A.one' });
+  assert.deepEqual((await second).result, { ok: 'B.two' });
+  assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('send')), [`send ${tab}  A.one`, `send ${tab} CHILD B.two`]);
+  const r = await s.request('c1', 'command', { tabId: tab, method: 'Hang.forever' });
+  assert.equal(r.type, 'error');
+  assert.match((r.error as { message: string }).message, new RegExp(`tab ${tab} \\(Checkout\\) was closed while Hang.forever was running`));
+});
+
+test('attach errors say what to do', async () => {
+  const s = setup();
+  const tab = s.browser.add('https://x.example/');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.bridge.share(tab, '/a');
+  s.browser.failNext = new Error('Another debugger is already attached to the tab with id: 100.');
+  const r = await s.request('c1', 'attach', { tabId: tab });
+  assert.match((r.error as { message: string }).message, /debugged by another tool.*close it there/);
+});
+
+test('all tabs: every tab but the browser\'s own pages', async () => {
+  const s = setup();
+  const page = s.browser.add('https://x.example/');
+  const settings = s.browser.add('chrome://settings/');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.bridge.setAllTabs(true);
+  const ids = ((await s.request('c1', 'connect')).tabs as Array<{ id: number; agent: boolean }>);
+  assert.deepEqual(ids.map((t) => t.id), [page]);
+  assert.equal(ids[0].agent, false);
+  assert.ok(isRestrictedUrl('chrome://settings/') && isRestrictedUrl('chrome-extension://x/popup.html') && !isRestrictedUrl('about:blank'));
+  void settings;
+  assert.equal(s.saved.at(-1)?.allTabs, true);
+  s.bridge.setAllTabs(false);
+  assert.deepEqual(s.events('c1', 'tabClosed').map((m) => m.tabId), [page]);
+});
+
+test('a page of an agent tab opens a tab: it is the agent\'s, with its opener', async () => {
+  const s = setup();
+  await s.restore();
+  s.connect('c1', '/a');
+  const mine = ((await s.request('c1', 'openTab', { url: 'https://a.example/' })).result as { id: number }).id;
+  const popup = s.browser.add('https://a.example/popup');
+  s.bridge.onTabCreated(s.browser.tabs.get(popup)!);
+  s.bridge.onNavigationTarget(mine, popup);
+  await new Promise((r) => setImmediate(r));
+  const created = s.events('c1', 'tabCreated').find((m) => (m.tab as { id: number }).id === popup);
+  assert.ok(created, 'the popup is visible to its agent');
+  assert.equal((created!.tab as { openerId: string }).openerId, `T${mine}`);
+  // A tab the user opens next to it is not.
+  const userTab = s.browser.add('https://user.example/');
+  s.bridge.onTabCreated(s.browser.tabs.get(userTab)!);
+  await new Promise((r) => setImmediate(r));
+  assert.ok(!s.events('c1', 'tabCreated').some((m) => (m.tab as { id: number }).id === userTab));
+});
+
+test('what was shared and opened survives a restart of the worker', async () => {
+  const s = setup();
+  const tab = s.browser.add('https://x.example/');
+  await s.restore();
+  s.connect('c1', '/a');
+  s.bridge.share(tab, '/a');
+  const mine = ((await s.request('c1', 'openTab', { url: 'https://a.example/' })).result as { id: number }).id;
+  const persisted = s.saved.at(-1)!;
+
+  const again = setup(persisted);
+  again.browser.tabs = s.browser.tabs; // the same browser, a new worker
+  await again.restore();
+  again.connect('c9', '/a');
+  const tabs = ((await again.request('c9', 'connect')).tabs as Array<{ id: number; agent: boolean }>);
+  assert.deepEqual(tabs.map((t) => [t.id, t.agent]).sort(), [[tab, false], [mine, true]].sort());
+});
+
+test('hello, a mismatched host, and messages that are not the protocol', () => {
+  const s = setup();
+  const hello = s.bridge.hello({ id: 'x', version: '1' }, { name: 'Chrome', version: '1', userAgent: '' });
+  assert.equal(hello.protocol, PROTOCOL);
+  s.bridge.handle({ type: 'hello', protocol: PROTOCOL + 1 });
+  assert.match(s.bridge.error ?? '', /update the browser extension/, 'a newer sidecar: the extension is the one to update');
+  assert.equal(s.bridge.ready, false);
+  s.bridge.handle({ type: 'hello', protocol: PROTOCOL });
+  assert.equal(s.bridge.ready, true);
+  s.bridge.handle(null as unknown as Message);
+  s.bridge.handle({ type: 'connect', client: 'nobody', id: 1 });
+  s.connect('c1', '/a');
+  s.bridge.handle({ type: 'frobnicate', client: 'c1' });
+  assert.equal(s.sent.at(-1)?.type, 'error');
+});

@@ -1,0 +1,415 @@
+// Package everyday is the coordinator's side of the everyday browser: the
+// user's own browser, reached through the Browser Coordinator extension and
+// its native host (see nativehost), presented as a CDP browser connection.
+//
+// Conn behaves like Chromium's --remote-debugging-pipe for what the
+// coordinator's CDP core and the clients behind its proxy send: whole CDP
+// messages in (WriteMessage) and out (ReadMessage). Behind it there is no
+// browser endpoint, only chrome.debugger on single tabs, so Conn keeps a
+// virtual browser: browser sessions (the root one and one per
+// Target.attachToBrowserTarget), each with its own discovery and
+// auto-attach settings; tab and page targets for the tabs this coordinator
+// may see (the ones it opened and the ones the user shared with it); page
+// sessions that map to the extension's one chrome.debugger attachment per
+// tab. Browser-level calls chrome.debugger does not offer are answered the
+// way Playwright MCP's own extension relay answers them, or refused with a
+// CDP error that says why (Browser.close never reaches the user's browser).
+//
+// The virtual browser outlives the extension: when it disconnects (browser
+// quit, extension reloaded, service worker stopped) every tab target is
+// destroyed and every page session detached, calls get an error naming the
+// cause, and Status says so; when a native host announces itself again Conn
+// reconnects by itself and the tabs come back as new targets, auto-attached
+// where a session asked for it. Browser sessions stay valid throughout.
+//
+// Several page sessions on one tab (two clients in the same tab) share the
+// extension's one debugger session there, so Conn makes them look apart
+// where it matters: a domain one of them disables stays on while another
+// uses it, and a later session's Runtime.enable (or page-level
+// Target.setAutoAttach) hears of the execution contexts (or the iframes and
+// workers) that exist, as the browser reports them only once. What stays
+// shared: each sees the events of the domains any of them enabled.
+package everyday
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/fsnotify/fsnotify"
+)
+
+// Options configure a Conn.
+type Options struct {
+	StateDir string // the per-user state folder (state.DefaultDir); hosts announce themselves below it
+	Folder   string // the workspace this coordinator serves, shown in the extension's popup
+	Version  string // this binary's version
+	Logger   *slog.Logger
+}
+
+// Status is what a Conn can say about the user's browser.
+type Status struct {
+	Connected bool
+	Browser   nativemsg.Browser
+	Extension nativemsg.Extension
+	HostPID   int
+	Tabs      int // tabs this coordinator sees
+	// Reason says why it is not connected: no host yet, the extension
+	// disconnected, a protocol mismatch.
+	Reason string
+}
+
+// ErrClosed is returned by ReadMessage and WriteMessage after Close.
+var ErrClosed = errors.New("everyday connection closed")
+
+// Conn is the user's browser, through the extension, as a CDP browser
+// connection. Safe for concurrent use; ReadMessage has one reader.
+type Conn struct {
+	o   Options
+	log *slog.Logger
+
+	mu      sync.Mutex
+	cond    *sync.Cond // signals out and closed
+	out     [][]byte   // messages waiting for ReadMessage
+	closed  bool
+	link    *link // nil while disconnected
+	status  Status
+	changes chan struct{}
+	b       *browser
+
+	stop context.CancelFunc
+	done chan struct{}
+	wg   sync.WaitGroup // the connection loop and the calls running for clients
+}
+
+// Open starts a Conn. It returns at once: the Conn connects whenever a
+// native host (a browser with the extension) is there, and again after it
+// went away, until Close.
+func Open(o Options) (*Conn, error) {
+	if o.StateDir == "" {
+		return nil, errors.New("everyday: no state folder given (use state.DefaultDir)")
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	dir := nativemsg.Dir(o.StateDir)
+	if err := nativemsg.EnsureDir(dir); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{
+		o:       o,
+		log:     log.With("component", "everyday"),
+		changes: make(chan struct{}, 1),
+		stop:    cancel,
+		done:    make(chan struct{}),
+		status:  Status{Reason: "waiting for the browser: open it with the Browser Coordinator extension installed"},
+	}
+	c.cond = sync.NewCond(&c.mu)
+	c.b = newBrowser(c)
+	watcher, err := fsnotify.NewWatcher()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	if err := watcher.Add(dir); err != nil {
+		watcher.Close()
+		cancel()
+		return nil, fmt.Errorf("watch %s: %w", dir, err)
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer watcher.Close()
+		c.run(ctx, dir, watcher)
+	}()
+	return c, nil
+}
+
+// ReadMessage returns the next answer or event; ErrClosed after Close.
+func (c *Conn) ReadMessage() ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.out) == 0 && !c.closed {
+		c.cond.Wait()
+	}
+	if len(c.out) == 0 {
+		return nil, ErrClosed
+	}
+	msg := c.out[0]
+	c.out[0] = nil
+	c.out = c.out[1:]
+	return msg, nil
+}
+
+// WriteMessage takes one CDP command. Its answer, and the events it causes,
+// come from ReadMessage. A command that is not CDP gets an error answer.
+func (c *Conn) WriteMessage(ctx context.Context, msg []byte) error {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	c.b.command(msg)
+	return nil
+}
+
+// Close lets go of the user's browser: detaches from its tabs and
+// disconnects. The browser and its tabs stay as they are.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	l := c.link
+	c.cond.Broadcast()
+	c.mu.Unlock()
+	c.stop()
+	if l != nil {
+		l.fail(ErrClosed) // the host tells the extension, which detaches this client's tabs
+	}
+	c.wg.Wait()
+	close(c.done)
+	return nil
+}
+
+// Done is closed once Close has finished.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Status says whether the user's browser is connected, and which.
+func (c *Conn) Status() Status {
+	c.mu.Lock()
+	s := c.status
+	c.mu.Unlock()
+	s.Tabs = c.b.tabCount() // after unlocking: the browser's lock is never taken inside the Conn's
+	return s
+}
+
+// Changes receives (coalesced) after every change of Status.
+func (c *Conn) Changes() <-chan struct{} { return c.changes }
+
+// WaitConnected waits until the extension is connected or ctx ends.
+func (c *Conn) WaitConnected(ctx context.Context) error {
+	for {
+		s := c.Status()
+		if s.Connected {
+			return nil
+		}
+		select {
+		case <-c.changes:
+		case <-ctx.Done():
+			return fmt.Errorf("the browser extension did not connect (%s): %w", s.Reason, ctx.Err())
+		case <-c.done:
+			return ErrClosed
+		}
+	}
+}
+
+func (c *Conn) notify() {
+	select {
+	case c.changes <- struct{}{}:
+	default:
+	}
+}
+
+// emit queues a message for ReadMessage; c.mu must not be held.
+func (c *Conn) emit(msg []byte) {
+	c.mu.Lock()
+	if !c.closed {
+		c.out = append(c.out, msg)
+		c.cond.Signal()
+	}
+	c.mu.Unlock()
+}
+
+func (c *Conn) currentLink() *link {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.link
+}
+
+// run connects to the newest live host, serves it until it goes, and waits
+// for the next, until ctx ends.
+func (c *Conn) run(ctx context.Context, dir string, w *fsnotify.Watcher) {
+	me := nativemsg.Coordinator{Folder: c.o.Folder, PID: os.Getpid(), Version: c.o.Version}
+	tried := map[int]bool{} // hosts that refused us: not retried until they announce again
+	for ctx.Err() == nil {
+		var l *link
+		var lastErr error
+		for _, h := range nativemsg.LiveHosts(dir) {
+			if tried[h.PID] {
+				continue
+			}
+			var err error
+			if l, err = dialLink(h.Socket, me); err == nil {
+				break
+			}
+			tried[h.PID] = true
+			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
+				// A host on its way out (its browser closed): not worth a word.
+				c.log.Debug("a native host that is going away", "pid", h.PID, "err", err)
+				continue
+			}
+			lastErr = err
+			c.log.Warn("cannot use a native host", "pid", h.PID, "err", err)
+		}
+		if l == nil {
+			if lastErr != nil {
+				c.setStatus(Status{Reason: lastErr.Error()})
+			}
+			if !c.waitForHost(ctx, w, tried) {
+				return
+			}
+			continue
+		}
+		clear(tried)
+		c.serve(ctx, l)
+	}
+}
+
+// waitForHost blocks until an announcement appears or changes.
+func (c *Conn) waitForHost(ctx context.Context, w *fsnotify.Watcher, tried map[int]bool) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case ev := <-w.Events:
+			if nativemsg.IsHostFileName(filepath.Base(ev.Name)) && ev.Has(fsnotify.Create|fsnotify.Write|fsnotify.Rename) {
+				clear(tried)
+				return true
+			}
+		case err := <-w.Errors:
+			c.log.Debug("watch for native hosts", "err", err)
+		}
+	}
+}
+
+// serve runs one link: connect, then relay the extension's messages into
+// the virtual browser until the link ends.
+func (c *Conn) serve(ctx context.Context, l *link) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		l.fail(ErrClosed)
+		return
+	}
+	c.link = l
+	c.mu.Unlock()
+	stopWatch := context.AfterFunc(ctx, func() { l.fail(ErrClosed) })
+	defer stopWatch()
+
+	reason := "the browser extension disconnected (browser closed, extension reloaded or stopped)"
+	readDone := make(chan struct{})
+	go func() { // owned by serve, which waits for it below
+		defer close(readDone)
+		for {
+			raw, err := nativemsg.ReadFrame(l.conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
+			if err != nil {
+				l.fail(fmt.Errorf("%w: %s", ErrDisconnected, reason))
+				return
+			}
+			var env nativemsg.Envelope
+			if err := json.Unmarshal(raw, &env); err != nil || env.Type == "" {
+				c.log.Warn("a message from the native host that is not the protocol", "message", truncate(raw))
+				continue
+			}
+			if l.answer(env) {
+				continue
+			}
+			switch env.Type {
+			case "disconnected":
+				if env.Reason != "" {
+					reason = "the browser extension disconnected: " + env.Reason
+				}
+			case "error":
+				c.log.Warn("the browser extension reports an error", "code", env.Code, "message", env.Message)
+			default:
+				c.b.extEvent(env)
+			}
+		}
+	}()
+
+	// Ask for the tabs; connected means the tabs are in. An extension that
+	// never answers is as good as gone.
+	slow := time.AfterFunc(15*time.Second, func() {
+		l.fail(fmt.Errorf("%w: it did not answer connect within 15 s", ErrDisconnected))
+	})
+	env, err := l.call(map[string]any{"type": "connect"})
+	slow.Stop()
+	if err == nil {
+		c.b.connected(env.Tabs)
+		s := Status{Connected: true, HostPID: 0}
+		if l.host.Browser != nil {
+			s.Browser = *l.host.Browser
+		}
+		if env.Browser != nil && env.Browser.Version != "" {
+			s.Browser = *env.Browser
+		}
+		if l.host.Extension != nil {
+			s.Extension = *l.host.Extension
+		}
+		if l.host.Host != nil {
+			s.HostPID = l.host.Host.PID
+		}
+		c.setStatus(s)
+		c.log.Info("connected to the user's browser", "browser", s.Browser.Name, "version", s.Browser.Version, "tabs", len(env.Tabs))
+	} else {
+		c.log.Warn("the browser extension did not answer connect", "err", err)
+		l.fail(err)
+	}
+	<-readDone
+
+	c.mu.Lock()
+	if c.link == l {
+		c.link = nil
+	}
+	c.mu.Unlock()
+	c.b.disconnected()
+	if ctx.Err() == nil {
+		c.log.Info("the user's browser disconnected; waiting for it to come back", "reason", reason)
+		c.setStatus(Status{Reason: reason})
+	}
+}
+
+func (c *Conn) setStatus(s Status) {
+	c.mu.Lock()
+	c.status = s
+	c.mu.Unlock()
+	c.notify()
+}
+
+// spawn runs fn for a client's call, owned by the Conn; after Close it
+// does not run.
+func (c *Conn) spawn(fn func()) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.wg.Add(1)
+	c.mu.Unlock()
+	go func() {
+		defer c.wg.Done()
+		fn()
+	}()
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,464 @@
+// Package nativehost is `browser-coordinator native-host`: the process the
+// browser starts when the Browser Coordinator extension calls
+// chrome.runtime.connectNative, and the relay between that extension and
+// this user's coordinators.
+//
+// Why this shape. The extension cannot listen and coordinators cannot reach
+// into the browser; native messaging is the one channel Chrome offers, and
+// it is the safe one: Chrome starts the host itself, as the user, only for
+// the extension ids its manifest allows, and talks to it over stdio. A
+// loopback WebSocket instead could be reached (or squatted) by any local
+// program or user. So the host sits between the two:
+//
+//   - It checks the origin Chrome gives as its first argument against the
+//     extension ids it allows, and exits otherwise.
+//   - After the extension's hello (same protocol, else both sides are told
+//     to update) it listens on a Unix socket in the per-user state folder
+//     (<state>/everyday/<pid>.sock: the folder is 0700 and this user's, the
+//     socket 0600) and announces itself with <pid>.host beside it, which
+//     coordinators watch with fsnotify. Unix sockets, not a named pipe or
+//     TCP: file permissions decide who may connect, and Go offers AF_UNIX on
+//     Linux, macOS and Windows 10+ alike (Windows is built, not tested here).
+//   - Each coordinator that connects says hello with its folder and pid and
+//     gets a client id; the host stamps that id on everything the
+//     coordinator sends and routes the extension's messages back by it.
+//     Several coordinators (two project folders) share the one browser; the
+//     extension keeps their tabs apart.
+//   - When the extension goes (browser quit, extension reloaded, service
+//     worker stopped) Chrome closes stdin: the host removes its socket and
+//     announcement and exits, and the coordinators see their connection end.
+//     The next connectNative starts a new host, which coordinators find
+//     through the new announcement.
+//
+// The host understands only the envelope (type, client, chunks): requests,
+// answers and CDP traffic pass through undecoded.
+package nativehost
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// Options configure Run.
+type Options struct {
+	// Origin is the first argument Chrome passes: chrome-extension://<id>/.
+	Origin string
+	// AllowedIDs are the extension ids the host serves (DefaultExtensionIDs
+	// when nil).
+	AllowedIDs []string
+	// StateDir is the per-user state folder (state.DefaultDir).
+	StateDir string
+	In       io.Reader // from the extension (stdin)
+	Out      io.Writer // to the extension (stdout)
+	Version  string
+	Logger   *slog.Logger
+	// HelloTimeout bounds the wait for the extension's hello; 0 means 10 s.
+	HelloTimeout time.Duration
+}
+
+// ErrOriginRefused is returned when Chrome started the host for an
+// extension it does not serve.
+var ErrOriginRefused = errors.New("native host started for an extension it does not serve")
+
+// ExtensionIDFromOrigin returns the id in chrome-extension://<id>/, or "".
+func ExtensionIDFromOrigin(origin string) string {
+	rest, ok := strings.CutPrefix(origin, "chrome-extension://")
+	if !ok {
+		return ""
+	}
+	id := strings.TrimSuffix(rest, "/")
+	if len(id) != 32 || strings.Trim(id, "abcdefghijklmnop") != "" {
+		return ""
+	}
+	return id
+}
+
+// IsOrigin reports whether arg is how Chrome starts a native host (its
+// first argument), so the bare binary can be registered as the host.
+func IsOrigin(arg string) bool { return strings.HasPrefix(arg, "chrome-extension://") }
+
+// Run serves one extension connection until it closes (stdin EOF) or ctx ends.
+func Run(ctx context.Context, o Options) error {
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	allowed := o.AllowedIDs
+	if allowed == nil {
+		allowed = DefaultExtensionIDs(os.Getenv)
+	}
+	id := ExtensionIDFromOrigin(o.Origin)
+	if id == "" || !slices.Contains(allowed, id) {
+		return fmt.Errorf("%w: %q (allowed: %s); install the Browser Coordinator extension, or add its id with --extension-id when you run install",
+			ErrOriginRefused, o.Origin, strings.Join(allowed, ", "))
+	}
+	if o.HelloTimeout <= 0 {
+		o.HelloTimeout = 10 * time.Second
+	}
+
+	h := &host{
+		log:     log.With("component", "native-host", "pid", os.Getpid()),
+		out:     o.Out,
+		split:   nativemsg.NewSplitter(nativemsg.MaxToExtension),
+		clients: map[string]*client{},
+		conns:   map[net.Conn]bool{},
+	}
+	hello, err := h.readHello(o.In, o.HelloTimeout)
+	if err != nil {
+		return err
+	}
+
+	dir := nativemsg.Dir(o.StateDir)
+	if err := nativemsg.EnsureDir(dir); err != nil {
+		return err
+	}
+	pid := os.Getpid()
+	sock := nativemsg.SocketPath(dir, pid)
+	_ = os.Remove(sock) // a previous process with our pid left it
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is the state folder on a file system that allows sockets? set BROWSER_COORDINATOR_STATE_DIR)", sock, err)
+	}
+	if err := os.Chmod(sock, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("restrict %s to this user: %w", sock, err)
+	}
+	h.info = nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Extension: hello.Extension, Browser: hello.Browser,
+		Host: &nativemsg.HostInfo{PID: pid, Version: o.Version}}
+	ann := nativemsg.Host{PID: pid, Socket: sock, Protocol: nativemsg.Protocol, Version: o.Version, StartedAt: time.Now().UTC()}
+	if hello.Browser != nil {
+		ann.Browser = *hello.Browser
+	}
+	if hello.Extension != nil {
+		ann.Extension = *hello.Extension
+	}
+	defer func() {
+		os.Remove(nativemsg.HostPath(dir, pid))
+		os.Remove(sock)
+	}()
+	// Announced before the hello is answered: once the extension hears
+	// back, coordinators can find the host.
+	if err := nativemsg.WriteHost(dir, ann); err != nil {
+		ln.Close()
+		return fmt.Errorf("announce the host in %s: %w", dir, err)
+	}
+	reply, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Host: h.info.Host})
+	if err := h.toExtension(reply); err != nil {
+		ln.Close()
+		return fmt.Errorf("answer the extension's hello: %w", err)
+	}
+	h.log.Info("serving the browser extension", "browser", ann.Browser.Name, "browserVersion", ann.Browser.Version, "socket", sock)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	accepted := make(chan struct{})
+	go func() {
+		defer close(accepted)
+		h.accept(ln)
+	}()
+	// The extension reader ends when Chrome closes stdin. When ctx ends first
+	// (a signal) stdin may stay open and the reader blocked in it: the
+	// process is exiting then, so it is not waited for.
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- h.readExtension(o.In)
+		cancel()
+	}()
+	<-ctx.Done()
+	// Withdraw the announcement before the socket, so no coordinator reads
+	// it and finds nothing to connect to.
+	os.Remove(nativemsg.HostPath(dir, pid))
+	ln.Close()
+	<-accepted
+	h.closeClients()
+	h.cwg.Wait()
+	select {
+	case err = <-readErr:
+	default:
+		err = ctx.Err()
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
+	}
+	return err
+}
+
+type host struct {
+	log   *slog.Logger
+	info  nativemsg.Hello // what coordinators are told
+	split *nativemsg.Splitter
+
+	outMu sync.Mutex
+	out   io.Writer
+
+	mu      sync.Mutex
+	clients map[string]*client // coordinators past hello, by client id
+	conns   map[net.Conn]bool  // every open connection, for closing
+	nextID  int
+	closed  bool
+	cwg     sync.WaitGroup // one per connection's reader
+}
+
+type client struct {
+	id   string
+	conn net.Conn
+	mu   sync.Mutex // one writer at a time
+}
+
+func (c *client) send(msg []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return nativemsg.WriteFrame(c.conn, binary.LittleEndian, msg)
+}
+
+// readHello waits for the extension's first message.
+func (h *host) readHello(in io.Reader, timeout time.Duration) (nativemsg.Hello, error) {
+	var hello nativemsg.Hello
+	type read struct {
+		msg []byte
+		err error
+	}
+	ch := make(chan read, 1)
+	// Ends with the read. After a timeout the process exits, so it is not
+	// waited for.
+	go func() {
+		m, err := nativemsg.ReadFrame(in, binary.NativeEndian, nativemsg.MaxFromExtension)
+		ch <- read{m, err}
+	}()
+	var r read
+	select {
+	case r = <-ch:
+	case <-time.After(timeout):
+		return hello, fmt.Errorf("the browser extension sent no hello within %s", timeout)
+	}
+	if r.err != nil {
+		return hello, fmt.Errorf("read the extension's hello: %w", r.err)
+	}
+	if err := json.Unmarshal(r.msg, &hello); err != nil || hello.Type != "hello" {
+		h.fatal(nativemsg.CodeInvalid, "the first message must be a hello with the protocol version")
+		return hello, fmt.Errorf("the extension's first message is not a hello: %.200s", r.msg)
+	}
+	if hello.Protocol != nativemsg.Protocol {
+		msg := nativemsg.MismatchMessage(hello.Protocol, nativemsg.Protocol)
+		h.fatal(nativemsg.CodeProtocol, msg)
+		return hello, errors.New(msg)
+	}
+	return hello, nil
+}
+
+func (h *host) fatal(code, message string) {
+	b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: code, Message: message})
+	_ = h.toExtension(b)
+}
+
+// toExtension writes one message to the extension, in chunks when it is
+// over Chrome's 1 MB limit.
+func (h *host) toExtension(msg []byte) error {
+	h.outMu.Lock()
+	defer h.outMu.Unlock()
+	for _, part := range h.split.Split(msg) {
+		if err := nativemsg.WriteFrame(h.out, binary.NativeEndian, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readExtension relays the extension's messages until stdin closes.
+func (h *host) readExtension(in io.Reader) error {
+	join := nativemsg.NewJoiner(nativemsg.MaxSocketMessage)
+	for {
+		raw, err := nativemsg.ReadFrame(in, binary.NativeEndian, nativemsg.MaxFromExtension)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				h.log.Info("the browser extension disconnected")
+				return nil
+			}
+			return fmt.Errorf("read from the extension: %w", err)
+		}
+		msg, ok, err := join.Add(raw)
+		if err != nil {
+			h.log.Warn("dropping a message from the extension", "err", err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		if _, err := nativemsg.TypeOf(msg); err != nil {
+			h.log.Warn("the extension sent a message that is not the protocol", "err", err, "message", truncate(msg))
+			h.fatal(nativemsg.CodeInvalid, err.Error())
+			continue
+		}
+		to := gjson.GetBytes(msg, "client")
+		if !to.Exists() {
+			h.broadcast(msg)
+			continue
+		}
+		h.mu.Lock()
+		c := h.clients[to.String()]
+		h.mu.Unlock()
+		if c == nil {
+			continue // that coordinator has gone; the extension hears of it
+		}
+		if err := c.send(msg); err != nil {
+			h.log.Debug("write to a coordinator", "client", c.id, "err", err)
+		}
+	}
+}
+
+func (h *host) broadcast(msg []byte) {
+	h.mu.Lock()
+	cs := make([]*client, 0, len(h.clients))
+	for _, c := range h.clients {
+		cs = append(cs, c)
+	}
+	h.mu.Unlock()
+	for _, c := range cs {
+		_ = c.send(msg)
+	}
+}
+
+func (h *host) accept(ln net.Listener) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				h.log.Warn("accept a coordinator", "err", err)
+			}
+			return
+		}
+		h.mu.Lock()
+		if h.closed {
+			h.mu.Unlock()
+			conn.Close()
+			return
+		}
+		h.conns[conn] = true
+		h.cwg.Add(1)
+		h.mu.Unlock()
+		go func() {
+			defer h.cwg.Done()
+			h.serveClient(conn)
+			h.mu.Lock()
+			delete(h.conns, conn)
+			h.mu.Unlock()
+		}()
+	}
+}
+
+// serveClient runs one coordinator's connection.
+func (h *host) serveClient(conn net.Conn) {
+	defer conn.Close()
+	c := &client{conn: conn}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	first, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
+	if err != nil {
+		h.log.Debug("a coordinator left before its hello", "err", err)
+		return
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	var hello nativemsg.Hello
+	if err := json.Unmarshal(first, &hello); err != nil || hello.Type != "hello" || hello.Coordinator == nil {
+		h.log.Warn("a connection that is not a coordinator's hello", "message", truncate(first))
+		b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeInvalid, Message: "the first message must be a hello with the protocol version and the coordinator"})
+		_ = c.send(b)
+		return
+	}
+	if hello.Protocol != nativemsg.Protocol {
+		msg := fmt.Sprintf("browser-coordinator protocol %d cannot use this browser's native host (protocol %d): run the coordinator and the host from the same release",
+			hello.Protocol, nativemsg.Protocol)
+		h.log.Warn("a coordinator of another protocol", "protocol", hello.Protocol, "folder", hello.Coordinator.Folder)
+		b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeProtocol, Message: msg})
+		_ = c.send(b)
+		return
+	}
+
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return
+	}
+	h.nextID++
+	c.id = "c" + strconv.Itoa(h.nextID)
+	h.clients[c.id] = c
+	h.mu.Unlock()
+	log := h.log.With("client", c.id, "folder", hello.Coordinator.Folder, "coordinatorPid", hello.Coordinator.PID)
+	log.Info("a coordinator connected")
+
+	reply, _ := json.Marshal(h.info)
+	if err := c.send(reply); err != nil {
+		h.drop(c)
+		return
+	}
+	joined, _ := json.Marshal(struct {
+		Type        string                 `json:"type"`
+		Client      string                 `json:"client"`
+		Coordinator *nativemsg.Coordinator `json:"coordinator"`
+	}{"clientConnected", c.id, hello.Coordinator})
+	_ = h.toExtension(joined)
+
+	for {
+		msg, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				log.Debug("coordinator connection", "err", err)
+			}
+			break
+		}
+		if _, err := nativemsg.TypeOf(msg); err != nil {
+			log.Warn("a coordinator sent a message that is not the protocol", "err", err, "message", truncate(msg))
+			b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeInvalid, Message: err.Error()})
+			_ = c.send(b)
+			continue
+		}
+		stamped, err := sjson.SetBytes(msg, "client", c.id)
+		if err != nil {
+			continue
+		}
+		if err := h.toExtension(stamped); err != nil {
+			log.Debug("write to the extension", "err", err)
+		}
+	}
+	h.drop(c)
+	left, _ := json.Marshal(map[string]string{"type": "clientDisconnected", "client": c.id})
+	_ = h.toExtension(left)
+	log.Info("a coordinator disconnected")
+}
+
+func (h *host) drop(c *client) {
+	h.mu.Lock()
+	delete(h.clients, c.id)
+	h.mu.Unlock()
+}
+
+func (h *host) closeClients() {
+	h.mu.Lock()
+	h.closed = true
+	for conn := range h.conns {
+		conn.Close()
+	}
+	h.mu.Unlock()
+}
+
+func truncate(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

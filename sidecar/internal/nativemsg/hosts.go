@@ -1,0 +1,136 @@
+package nativemsg
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+)
+
+// HostExt ends the name of a host's announcement file: <pid>.host.
+const HostExt = ".host"
+
+// Dir is the folder of the everyday browser inside the per-user state folder:
+// hosts put their socket and their announcement there. A subfolder, so the
+// state files' readers (which take every *.json) never see them.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "everyday") }
+
+// Browser is what the extension says of the browser it runs in.
+type Browser struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	UserAgent string `json:"userAgent,omitempty"`
+}
+
+// Extension names the extension that connected.
+type Extension struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+}
+
+// Host is a native host's announcement: where its socket is and which
+// browser is behind it.
+type Host struct {
+	PID       int       `json:"pid"`
+	Socket    string    `json:"socket"`
+	Protocol  int       `json:"protocol"`
+	Version   string    `json:"version"`
+	Browser   Browser   `json:"browser"`
+	Extension Extension `json:"extension"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// HostPath is where the host of pid announces itself.
+func HostPath(dir string, pid int) string {
+	return filepath.Join(dir, strconv.Itoa(pid)+HostExt)
+}
+
+// SocketPath is where the host of pid listens. Short on purpose: a Unix
+// socket path is limited to about 104 bytes.
+func SocketPath(dir string, pid int) string {
+	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
+}
+
+// WriteHost announces h in dir, atomically and readable by this user only.
+func WriteHost(dir string, h Host) error {
+	data, err := json.MarshalIndent(h, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(HostPath(dir, h.PID), append(data, '\n'), 0o600)
+}
+
+// IsHostFileName reports whether a directory entry is an announcement (not
+// the temp file of an atomic write).
+func IsHostFileName(name string) bool {
+	return strings.HasSuffix(name, HostExt) && !strings.HasPrefix(name, ".")
+}
+
+// LiveHosts reads the announcements in dir: hosts whose process is alive,
+// newest first. The files of dead hosts (a browser that crashed) and their
+// sockets are removed.
+func LiveHosts(dir string) []Host {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var live []Host
+	for _, e := range entries {
+		if e.IsDir() || !IsHostFileName(e.Name()) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		h, err := readHost(p)
+		if err != nil {
+			continue // half-removed or foreign; a live host rewrites its own
+		}
+		if !proc.Alive(h.PID) {
+			os.Remove(p)
+			os.Remove(SocketPath(dir, h.PID))
+			continue
+		}
+		live = append(live, h)
+	}
+	sort.SliceStable(live, func(i, j int) bool { return live[i].StartedAt.After(live[j].StartedAt) })
+	return live
+}
+
+func readHost(p string) (Host, error) {
+	var h Host
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return h, err
+	}
+	if !fi.Mode().IsRegular() {
+		return h, fmt.Errorf("%s is not a regular file", p)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return h, err
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return h, err
+	}
+	if h.PID <= 0 || h.Socket == "" {
+		return h, errors.New("announcement without pid or socket")
+	}
+	return h, nil
+}
+
+// EnsureDir creates dir for this user only (0700) and checks that nobody
+// else can reach into it (see private_unix.go): a socket in it answers only
+// this user.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w (set BROWSER_COORDINATOR_STATE_DIR to a folder you own)", dir, err)
+	}
+	return checkPrivate(dir)
+}
