@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 	"os"
 	"path/filepath"
 	"sort"
@@ -126,11 +127,18 @@ func readHost(p string) (Host, error) {
 }
 
 // EnsureDir creates dir for this user only (0700) and checks that nobody
-// else can reach into it (see private_unix.go): a socket in it answers only
+// else can write into it (package userfile): a socket in it answers only
 // this user.
 func EnsureDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w (set BROWSER_COORDINATOR_STATE_DIR to a folder you own)", dir, err)
+	if err := userfile.EnsureDir(dir); err != nil {
+		return fmt.Errorf("%w (set BROWSER_COORDINATOR_STATE_DIR to a folder of your own)", err)
 	}
-	return checkPrivate(dir)
+	// Ours and closed to others' writes; close it to their reads too: the
+	// socket's folder says which browsers and folders are in use.
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("close %s to other users: %w", dir, err)
+		}
+	}
+	return nil
 }
