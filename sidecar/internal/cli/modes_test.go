@@ -251,7 +251,9 @@ func TestSingleEntryPackageSpecsRunThroughNpx(t *testing.T) {
 		p.rpc(t, 0, "notifications/initialized", `{}`)
 		p.rpc(t, 2, "tools/list", `{}`) // waits for the child's start, which fails
 		var res struct {
-			StructuredContent struct{ Child struct{ Command, State string } }
+			StructuredContent struct {
+				Child struct{ Command, State string }
+			}
 		}
 		json.Unmarshal(p.rpc(t, 3, "tools/call", `{"name":"coordinator_status","arguments":{}}`)["result"], &res)
 		child := res.StructuredContent.Child
