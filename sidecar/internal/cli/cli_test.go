@@ -159,7 +159,7 @@ func (s *running) wait(t *testing.T) int {
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		r := run(t, nil, args...)
-		if r.code != 0 || !regexp.MustCompile(`^browser-coordinator \S+ \(commit \S+, \w+/\w+, go[\d.]+\)\nbuilt by go build .+\n$`).MatchString(r.stdout) {
+		if r.code != 0 || !regexp.MustCompile(`^browser-coordinator \S+ \(commit \S+, \w+/\w+, go[\d.]+\)\nbuilt from .+\n$`).MatchString(r.stdout) {
 			t.Fatalf("%v: %+v", args, r)
 		}
 	}

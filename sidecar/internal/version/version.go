@@ -90,12 +90,12 @@ func fromBuild(version, commit, source string, bi *debug.BuildInfo) Info {
 		switch {
 		case revision != "":
 			// go build or go install run in a git checkout.
-			source = "built by go build in a git checkout"
+			source = "built from a git checkout (go build or go install)"
 		case modVersion != "":
 			// go install module@version: from the module proxy, no checkout.
 			source = "installed by go install " + pkg + "@" + modVersion
 		default:
-			source = "built by go build (no version information)"
+			source = "built from source (go build or go install, no version information)"
 		}
 	}
 	return Info{Version: version, Commit: commit, Source: source}

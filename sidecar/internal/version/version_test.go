@@ -27,11 +27,11 @@ func TestFromBuild(t *testing.T) {
 		{"go install module@commit (a pseudo-version)", "dev", "", "", build("v0.0.0-20260102150405-0123456789ab"),
 			Info{Version: "0.0.0-20260102150405-0123456789ab", Commit: "0123456789ab", Source: "installed by go install " + cmd + "@v0.0.0-20260102150405-0123456789ab"}},
 		{"go build in a checkout", "dev", "", "", build("v0.1.1-0.20260102150405-fedcba987654+dirty", "vcs.revision", "fedcba9876543210fedcba9876543210fedcba98", "vcs.modified", "true"),
-			Info{Version: "0.1.1-0.20260102150405-fedcba987654+dirty", Commit: "fedcba987654-modified", Source: "built by go build in a git checkout"}},
+			Info{Version: "0.1.1-0.20260102150405-fedcba987654+dirty", Commit: "fedcba987654-modified", Source: "built from a git checkout (go build or go install)"}},
 		{"go build, VCS stamping off", "dev", "", "", build("(devel)"),
-			Info{Version: "dev", Commit: "unknown", Source: "built by go build (no version information)"}},
+			Info{Version: "dev", Commit: "unknown", Source: "built from source (go build or go install, no version information)"}},
 		{"no build information", "dev", "", "", nil,
-			Info{Version: "dev", Commit: "unknown", Source: "built by go build (no version information)"}},
+			Info{Version: "dev", Commit: "unknown", Source: "built from source (go build or go install, no version information)"}},
 	} {
 		if got := fromBuild(tc.version, tc.commit, tc.source, tc.bi); got != tc.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
