@@ -5,13 +5,16 @@
 import path from 'node:path';
 import { requireGo } from './lib/build.mjs';
 import { npmTargets, packNpm } from './lib/npmpkg.mjs';
-import { root } from './lib/paths.mjs';
+import { hostTarget, root } from './lib/paths.mjs';
 
 try {
   requireGo();
   const { main, platforms } = packNpm({ targets: npmTargets(), log: console.log });
   const rel = (f) => path.relative(root, f);
-  console.log(`\nInstall from the tarballs (the platform package of this machine, then the command):\n  npm install -g --offline ${Object.values(platforms).map(rel).join(' ')} ${rel(main)}`);
+  const own = platforms[hostTarget()];
+  if (own) {
+    console.log(`\nInstall from the tarballs (this machine's platform package and the command; on another machine, its own platform package):\n  npm install -g --offline ${rel(own)} ${rel(main)}`);
+  }
 } catch (err) {
   console.error(`pack failed: ${err.message.split('\n')[0]}`);
   process.exit(1);

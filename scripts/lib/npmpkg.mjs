@@ -29,6 +29,11 @@ export function npmTargets(env = process.env) {
   return wanted;
 }
 
+function size(file) {
+  const bytes = fs.statSync(file).size;
+  return bytes < 1 << 20 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 2 ** 20).toFixed(2)} MiB`;
+}
+
 function writeJSON(file, value) {
   fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
@@ -37,18 +42,18 @@ function license(dir) {
   fs.copyFileSync(path.join(root, 'LICENSE'), path.join(dir, 'LICENSE'));
 }
 
-/** npm pack dir into dist/npm; returns the tarball's path. */
-function pack(dir) {
-  const out = execFileSync(npm, ['pack', '--json', '--pack-destination', npmDir, dir], {
-    cwd: npmDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], shell: process.platform === 'win32',
+/** npm pack dir into out; returns the tarball's path. */
+function pack(dir, out) {
+  const json = execFileSync(npm, ['pack', '--json', '--pack-destination', out, dir], {
+    cwd: out, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], shell: process.platform === 'win32',
   });
-  return path.join(npmDir, JSON.parse(out)[0].filename);
+  return path.join(out, JSON.parse(json)[0].filename);
 }
 
 /** Generates one platform package: its binary, stamped as coming from it. */
-function platformPackage(target, version, log) {
+function platformPackage(out, target, version, log) {
   const name = platformName(target);
-  const dir = path.join(npmDir, target);
+  const dir = path.join(out, target);
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   buildSidecar(target, { log, out: path.join(dir, 'bin', exe(target)), source: `installed from the npm package ${mainName} (${name})` });
   const [os, cpu] = target.split('-');
@@ -69,8 +74,8 @@ function platformPackage(target, version, log) {
 }
 
 /** Generates the main package: the launcher, and every platform package as an optional dependency. */
-function mainPackage(version) {
-  const dir = path.join(npmDir, mainName);
+function mainPackage(out, version) {
+  const dir = path.join(out, mainName);
   fs.cpSync(path.join(templates, 'bin'), path.join(dir, 'bin'), { recursive: true });
   fs.cpSync(path.join(templates, 'lib'), path.join(dir, 'lib'), { recursive: true });
   fs.chmodSync(path.join(dir, 'bin', 'browser-coordinator'), 0o755);
@@ -98,16 +103,32 @@ function mainPackage(version) {
 }
 
 /**
- * Generates dist/npm/ afresh and packs it: the main package and the
- * platform packages of targets. Returns { version, main, platforms: {target: tgz} }.
+ * Generates out (default dist/npm/) afresh and packs it: the main package
+ * and the platform packages of targets. Returns { version, main, platforms:
+ * {target: tgz} }.
  */
-export function packNpm({ targets = allTargets, log = () => {} } = {}) {
+export function packNpm({ targets = allTargets, out = npmDir, log = () => {} } = {}) {
   const version = packageVersion();
-  fs.rmSync(npmDir, { recursive: true, force: true });
-  fs.mkdirSync(npmDir, { recursive: true });
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(out, { recursive: true });
   const platforms = {};
-  for (const target of targets) platforms[target] = pack(platformPackage(target, version, log));
-  const main = pack(mainPackage(version));
-  for (const file of [main, ...Object.values(platforms)]) log(`packed ${path.relative(root, file)} (${(fs.statSync(file).size / 1024 / 1024).toFixed(2)} MiB)`);
+  for (const target of targets) platforms[target] = pack(platformPackage(out, target, version, log), out);
+  const main = pack(mainPackage(out, version), out);
+  for (const file of [main, ...Object.values(platforms)]) log(`packed ${path.relative(root, file)} (${size(file)})`);
   return { version, main, platforms };
+}
+
+/**
+ * Installs tarballs into dir (created with an empty package.json) the way a
+ * user without the registry would: --offline, with a cache of its own that
+ * starts empty, so nothing can come from anywhere else. Returns the path of
+ * the installed command (node_modules/.bin/browser-coordinator).
+ */
+export function installOffline(dir, tarballs, { cache = path.join(dir, '.npm-cache') } = {}) {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true }\n');
+  execFileSync(npm, ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', '--cache', cache, ...tarballs], {
+    cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32',
+  });
+  return path.join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'browser-coordinator.cmd' : 'browser-coordinator');
 }
