@@ -128,7 +128,7 @@ export function installOffline(dir, tarballs, { cache = path.join(dir, '.npm-cac
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'package.json'), '{ "private": true }\n');
   execFileSync(npm, ['install', '--offline', '--no-audit', '--no-fund', '--loglevel=error', '--cache', cache, ...tarballs], {
-    cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], shell: process.platform === 'win32',
+    cwd: dir, stdio: ['ignore', 2, 'inherit'], shell: process.platform === 'win32', // npm's summary to stderr: stdout may be a report
   });
   return path.join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'browser-coordinator.cmd' : 'browser-coordinator');
 }
