@@ -363,6 +363,26 @@ func TestInstallFromNpxCache(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `"command": "npx"`) || !strings.Contains(string(out), `"-y",`) || !strings.Contains(string(out), `"browser-coordinator"`) || strings.Contains(string(out), "_npx") {
 		t.Fatalf("%v:\n%s", err, out)
 	}
+
+	// Claude Desktop: npx by its absolute path, and a PATH on which npx finds node.
+	tools := t.TempDir()
+	os.WriteFile(filepath.Join(tools, "npx"), []byte("#!/bin/sh\n"), 0o755)
+	cmd = exec.Command(cached, "install", "--host", "claude-desktop", "--dry-run")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "PATH="+tools+":/usr/bin:/bin")
+	out, err = cmd.Output()
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		}
+	}
+	json.Unmarshal(out, &doc)
+	e := doc.MCPServers["browser-coordinator"]
+	npx := filepath.Join(tools, "npx")
+	if err != nil || e.Command != npx || strings.Join(e.Args, " ") != "-y browser-coordinator --mcp "+npx+" -y @playwright/mcp@latest --cdp-endpoint {cdp_endpoint}" || e.Env["PATH"] != tools+":/usr/bin:/bin" {
+		t.Fatalf("%v:\n%s", err, out)
+	}
 }
 
 func TestAttachModeArguments(t *testing.T) {

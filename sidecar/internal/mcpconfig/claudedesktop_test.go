@@ -128,10 +128,16 @@ func TestPlanClaudeDesktop(t *testing.T) {
 			[]string{"--mcp", "/opt/mcp/my-mcp", "--cdp", "{cdp_endpoint}"}, ""},
 		{"the coordinator found on PATH", Options{Sidecar: "browser-coordinator", LookPath: withTool("browser-coordinator", "/usr/local/bin/browser-coordinator"), Child: "none"}, "/usr/local/bin/browser-coordinator", nil, ""},
 		{"started through npx", Options{Sidecar: "npx", SidecarArgs: []string{"-y", "browser-coordinator"}}, "/usr/local/bin/npx",
-			[]string{"-y", "browser-coordinator", "--mcp", "/usr/local/bin/npx", "-y", "@playwright/mcp@latest", "--cdp-endpoint", "{cdp_endpoint}"}, ""},
+			[]string{"-y", "browser-coordinator", "--mcp", "/usr/local/bin/npx", "-y", "@playwright/mcp@latest", "--cdp-endpoint", "{cdp_endpoint}"}, "PATH set to npx's folder"},
 	} {
 		o := tc.o
 		o.Host, o.Home, o.GOOS = ClaudeDesktop, home, "linux"
+		o.Getenv = func(k string) string {
+			if k == "PATH" {
+				return "/usr/bin:/bin"
+			}
+			return ""
+		}
 		if o.Sidecar == "" {
 			o.Sidecar = "/opt/bc"
 		}
@@ -146,6 +152,10 @@ func TestPlanClaudeDesktop(t *testing.T) {
 		e := got.Entries[0].Value.(server)
 		if len(got.Entries) != 1 || got.Entries[0].Name != CoordinatorEntry || e.Command != tc.cmd || !slices.Equal(e.Args, tc.args) {
 			t.Errorf("%s: %+v", tc.name, got.Entries)
+		}
+		// Only an entry that starts the coordinator through npx needs node on its PATH.
+		if wantEnv := len(o.SidecarArgs) > 0; (e.Env["PATH"] != "") != wantEnv || (wantEnv && e.Env["PATH"] != "/usr/local/bin:/usr/bin:/bin") {
+			t.Errorf("%s: env %v", tc.name, e.Env)
 		}
 		if tc.note != "" && !strings.Contains(strings.Join(got.Notes, "\n"), tc.note) {
 			t.Errorf("%s: notes %q lack %q", tc.name, got.Notes, tc.note)

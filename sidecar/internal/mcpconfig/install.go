@@ -75,9 +75,10 @@ type Options struct {
 
 // server is one entry, with its fields in the order people write them.
 type server struct {
-	Type    string   `json:"type,omitempty"`
-	Command string   `json:"command"`
-	Args    []string `json:"args,omitempty"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 // Target is a planned install: the file, the key of its server map, the entries.
@@ -181,7 +182,28 @@ func planSingleEntry(o Options, t Target) (Target, error) {
 		}
 		args = append(append(args, "--mcp"), resolved...)
 	}
-	t.Entries = []Entry{{Name: CoordinatorEntry, Value: server{Command: command, Args: args}}}
+	entry := server{Command: command, Args: args}
+	if len(o.SidecarArgs) > 0 && o.GOOS != "windows" {
+		// The coordinator itself starts through npx (`npx -y
+		// browser-coordinator`), a script that starts with `#!/usr/bin/env
+		// node`: on macOS, Claude Desktop's PATH has no node. npx's folder
+		// (where node is) goes first on the PATH of this install. Windows'
+		// npx.cmd runs the node.exe beside it.
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		path, rest := filepath.Dir(command), getenv("PATH")
+		switch {
+		case slices.Contains(filepath.SplitList(rest), path):
+			path = rest
+		case rest != "":
+			path += string(filepath.ListSeparator) + rest
+		}
+		entry.Env = map[string]string{"PATH": path}
+		t.Notes = append(t.Notes, "the entry starts the coordinator with npx, with PATH set to npx's folder and this shell's PATH so that npx finds node; `npm install -g browser-coordinator` and install again for an entry that runs the binary itself")
+	}
+	t.Entries = []Entry{{Name: CoordinatorEntry, Value: entry}}
 	return t, nil
 }
 
