@@ -111,11 +111,13 @@ test('through npx, as an MCP host runs it: tools/list answers, the launcher beco
 });
 
 test('--mcp @playwright/mcp: a package spec runs through npx -y and its tools are served', async (t) => {
-  const { stateDir } = ws.dirs('spec');
-  // The installed command by its path, as Claude Desktop runs it. Its cwd is
-  // the repository, whose devDependencies hold @playwright/mcp: npx -y finds
-  // the package there, with the registry off.
-  const conn = await connect(installed, ['--mcp', '@playwright/mcp'], { cwd: root, env: { ...offline, BROWSER_COORDINATOR_STATE_DIR: stateDir } });
+  const { stateDir, cwd } = ws.dirs('spec');
+  // The installed command by its path, as Claude Desktop runs it. npx -y
+  // looks for the package in the node_modules of the folder it runs in
+  // first: here a link to the repository's, whose devDependencies hold
+  // @playwright/mcp, so it is found with the registry off.
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(cwd, 'node_modules'));
+  const conn = await connect(installed, ['--mcp', '@playwright/mcp'], { cwd, env: { ...offline, BROWSER_COORDINATOR_STATE_DIR: stateDir } });
   t.after(() => conn.close());
   const names = (await conn.client.listTools()).tools.map((x) => x.name);
   assert.ok(names.includes('browser_navigate') && names.includes('coordinator_status'), names.join(', '));
