@@ -16,6 +16,8 @@ export const mainName = 'browser-coordinator';
 export const platformName = (target) => `@browser-coordinator/${target}`;
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// The main package's files: scripts/npm/launcher.js becomes its
+// bin/browser-coordinator, platform.js its lib/platform.js.
 const templates = path.join(root, 'scripts', 'npm');
 const repository = { type: 'git', url: 'git+https://github.com/browser-coordinator/browser-coordinator.git' };
 const exe = (target) => (target.startsWith('win32') ? 'browser-coordinator.exe' : 'browser-coordinator');
@@ -76,9 +78,11 @@ function platformPackage(out, target, version, log) {
 /** Generates the main package: the launcher, and every platform package as an optional dependency. */
 function mainPackage(out, version) {
   const dir = path.join(out, mainName);
-  fs.cpSync(path.join(templates, 'bin'), path.join(dir, 'bin'), { recursive: true });
-  fs.cpSync(path.join(templates, 'lib'), path.join(dir, 'lib'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'lib'), { recursive: true });
+  fs.copyFileSync(path.join(templates, 'launcher.js'), path.join(dir, 'bin', 'browser-coordinator'));
   fs.chmodSync(path.join(dir, 'bin', 'browser-coordinator'), 0o755);
+  fs.copyFileSync(path.join(templates, 'platform.js'), path.join(dir, 'lib', 'platform.js'));
   fs.copyFileSync(path.join(templates, 'README.md'), path.join(dir, 'README.md'));
   license(dir);
   writeJSON(path.join(dir, 'package.json'), {

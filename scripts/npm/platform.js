@@ -4,6 +4,9 @@
 // installs only the one whose `os` and `cpu` match: nothing is downloaded
 // at install time.
 //
+// In the package this file is lib/platform.js, next to bin/browser-coordinator
+// (scripts/npm/launcher.js); scripts/lib/npmpkg.mjs puts them there.
+//
 // The launcher (bin/browser-coordinator) is JavaScript only until its first
 // run: then, where it safely can, it replaces itself with a hard link to the
 // binary (esbuild's trick, done at the first run instead of in a postinstall
