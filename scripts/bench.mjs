@@ -3,6 +3,8 @@
 //
 //   MCP start → tools/list   the coordinator vs Playwright MCP          (goal ≥ 20× faster)
 //   idle RSS                 the coordinator vs Playwright MCP          (goal ≤ 20 MB)
+//   npm package start        start → tools/list: the installed command vs the bare binary (goal ≤ +5 ms);
+//                            the JS launcher and npx next to it, Playwright MCP through npx as the anchor
 //   CDP round trip           Runtime.evaluate, proxy vs straight        (goal ≤ 1.05×)
 //   Playwright MCP call      browser_evaluate, proxy vs straight        (context for the above)
 //   screenshot throughput    Page.captureScreenshot, proxy vs straight  (goal ≥ 0.95×)
@@ -122,6 +124,13 @@ try {
   const cr = median(coordRuns.map((r) => r.rss)), pr = median(pwRuns.map((r) => r.rss));
   row('MCP start → tools/list', `Playwright MCP ${ms(ps)}`, ms(cs), `${(ps / cs).toFixed(1)}× faster`, '≥ 20× faster', ps / cs >= 20);
   row('idle RSS', `Playwright MCP ${pr.toFixed(0)} MB`, `${cr.toFixed(1)} MB`, `${(pr / cr).toFixed(1)}× less`, '≤ 20 MB', cr <= 20);
+
+  progress('npm package: start → tools/list ...');
+  const npm = await (await import('./lib/benchnpm.mjs')).npmStart({ work, n: reps(20, 5) });
+  const over = (x) => `${x >= npm.bare ? '+' : ''}${(x - npm.bare).toFixed(1)} ms`;
+  row(`npm package: start → tools/list, installed command (${npm.native ? 'the binary itself after its first run' : 'STILL the JS launcher'})`, `bare binary ${ms(npm.bare)}`, ms(npm.installed), over(npm.installed), '≤ +5 ms', npm.native && npm.installed - npm.bare <= 5);
+  row('npm package: start → tools/list, JS launcher (node, before the first run)', `bare binary ${ms(npm.bare)}`, ms(npm.launcher), over(npm.launcher), '(context)', true);
+  row('npm package: start → tools/list, npx browser-coordinator', `Playwright MCP through npx ${ms(npm.playwright)}`, ms(npm.npx), `${over(npm.npx)} over the bare binary; ${(npm.playwright / npm.npx).toFixed(1)}× faster than the anchor`, '(context)', true);
 
   // One coordinator with a running browser for the CDP figures; "straight"
   // is the same browser's own port, from its DevToolsActivePort.

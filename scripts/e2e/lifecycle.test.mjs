@@ -53,7 +53,7 @@ test('Playwright MCP through wrap: lazy launch, restart, stop, relaunch', async 
   }
   let s = await status(coord);
   assert.equal(s.state, 'idle');
-  assert.equal(s.browser, null);
+  assert.equal(s.browser, undefined, 'no browser: the field is absent (portable schemas have no null)');
   assert.deepEqual(processesWith(path.join(stateDir, 'profiles')), [], 'no browser at start');
 
   const pw = await startWrapped('playwright', { stateDir, cwd });

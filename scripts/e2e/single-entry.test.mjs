@@ -153,7 +153,8 @@ test('a child MCP that cannot start: a clear error in tools/list and coordinator
   const exitAtOnce = path.join(ws.work, 'exit-at-once.js');
   fs.writeFileSync(exitAtOnce, 'console.error("bad config"); process.exit(3);\n');
   for (const [name, child, want] of [
-    ['missing', ['no-such-browser-mcp', '--flag'], /executable file not found/],
+    // Capitals: not an npm package name either, so it is not fetched through npx.
+    ['missing', ['No-Such-Browser-MCP', '--flag'], /executable file not found/],
     ['exits', ['node', exitAtOnce], /exited at once \(exit status 3\)/],
   ]) {
     const coord = await startCoordinator({ ...ws.dirs(`bad-${name}`), args: ['--mcp', ...child] });

@@ -33,13 +33,22 @@ export function requireGo() {
   return r.stdout.trim();
 }
 
-/** Builds the sidecar for one VS Code target (default: this machine); returns the binary's path. */
-export function buildSidecar(target = hostTarget(), { log = () => {} } = {}) {
-  const [goos, goarch] = goTargets[target] ?? [];
-  if (!goos) throw new Error(`unknown target ${target}; use one of ${allTargets.join(', ')}`);
-  const out = binaryPath(target);
+/** The Go target (GOOS, GOARCH) of a VS Code target name such as linux-x64. */
+export function goTarget(target) {
+  const t = goTargets[target];
+  if (!t) throw new Error(`unknown target ${target}; use one of ${allTargets.join(', ')}`);
+  return t;
+}
+
+/**
+ * Builds the sidecar for one VS Code target (default: this machine); returns
+ * the binary's path. out defaults to bin/<target>/; source is what
+ * `--version` says about where the binary came from.
+ */
+export function buildSidecar(target = hostTarget(), { log = () => {}, out = binaryPath(target), source = 'built by npm run build' } = {}) {
+  const [goos, goarch] = goTarget(target);
   const pkg = 'github.com/browser-coordinator/browser-coordinator/sidecar/internal/version';
-  const ldflags = `-s -w -X ${pkg}.Version=${packageVersion()} -X ${pkg}.Commit=${commit()}`;
+  const ldflags = `-s -w -X ${pkg}.Version=${packageVersion()} -X ${pkg}.Commit=${commit()} -X '${pkg}.Source=${source}'`;
   const started = Date.now();
   execFileSync('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', out, './sidecar/cmd/browser-coordinator'], {
     cwd: root,

@@ -115,6 +115,9 @@ func New(cfg Config) *Child {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if len(cfg.Command) > 0 {
+		cfg.Env = append(besideCommand(cfg.Command[0], os.Getenv("PATH")), cfg.Env...)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Child{cfg: cfg, log: cfg.Logger, ctx: ctx, cancel: cancel, state: Starting}
 }

@@ -29,6 +29,10 @@ on one CDP endpoint that never changes.
 
 Usage:
   browser-coordinator [serve] [flags]        MCP server on stdio (coordinator_* tools) + CDP proxy
+  browser-coordinator [serve] [flags] --mcp [CMD ARGS... | PACKAGE ARGS...]
+                                             the same, and a browser MCP's tools in one entry: a
+                                             command, an npm package (run with npx -y), or
+                                             nothing for Playwright MCP (@playwright/mcp@latest)
   browser-coordinator wrap [--timeout D] -- CMD ARGS...
                                              run a browser MCP with {cdp_endpoint}, {cdp_port},
                                              {ws_endpoint} filled in from this folder's coordinator
@@ -36,15 +40,16 @@ Usage:
   browser-coordinator status [--json]        the coordinators running on this machine
   browser-coordinator launch|stop|restart [--headless=BOOL] [--browser T]
                                              act on this folder's coordinator (control API)
-  browser-coordinator install --host claude-code|cursor|vscode [--scope project|user]
-                      [--child playwright|chrome-devtools|none|'CMD ...'] [--dry-run]
-                                             add the coordinator and a wrapped browser MCP to
+  browser-coordinator install --host claude-code|cursor|vscode|claude-desktop
+                      [--scope project|user] [--child playwright|chrome-devtools|none|'CMD ...']
+                      [--dry-run]            add the coordinator and a wrapped browser MCP to
                                              that host's MCP config, keeping everything else
+                                             (claude-desktop: one entry with --mcp)
   browser-coordinator install --host chrome|edge|chromium|brave [--user-data-dir DIR]
                                              register the native host of the Browser
                                              Coordinator extension (your own browser)
   browser-coordinator native-host ORIGIN     the native host; the browser starts it
-  browser-coordinator --version              version, commit, platform
+  browser-coordinator --version              version, commit, platform, where it came from
 
 Run 'browser-coordinator COMMAND --help' for a command's flags.
 Environment: BROWSER_COORDINATOR_DEBUG=1 logs debug output to stderr;

@@ -159,7 +159,7 @@ func (s *running) wait(t *testing.T) int {
 func TestVersion(t *testing.T) {
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		r := run(t, nil, args...)
-		if r.code != 0 || !regexp.MustCompile(`^browser-coordinator \S+ \(commit \S+, \w+/\w+, go[\d.]+\)\n$`).MatchString(r.stdout) {
+		if r.code != 0 || !regexp.MustCompile(`^browser-coordinator \S+ \(commit \S+, \w+/\w+, go[\d.]+\)\nbuilt from .+\n$`).MatchString(r.stdout) {
 			t.Fatalf("%v: %+v", args, r)
 		}
 	}
@@ -312,6 +312,76 @@ func TestInstallCommand(t *testing.T) {
 	r = run(t, nil, "install", "--host", "claude-code", "--workspace", ws)
 	if r.code != 1 || !strings.Contains(r.stderr, "line 2, column") || !strings.Contains(r.stderr, "nothing was written") {
 		t.Fatalf("broken file: %+v", r)
+	}
+}
+
+// Claude Desktop's entry, as the real binary writes it on Linux into a
+// fake home (macOS and Windows layouts: mcpconfig's tests).
+func TestInstallClaudeDesktop(t *testing.T) {
+	home, tools := t.TempDir(), t.TempDir()
+	npx := filepath.Join(tools, "npx")
+	os.WriteFile(npx, []byte("#!/bin/sh\n"), 0o755)
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "PATH=" + tools + ":/usr/bin:/bin"}
+	r := run(t, env, "install", "--host", "claude-desktop")
+	file := filepath.Join(home, ".config", "Claude", "claude_desktop_config.json")
+	if r.code != 0 || !strings.Contains(r.stdout, "wrote "+file+": browser-coordinator") {
+		t.Fatalf("%+v", r)
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		}
+	}
+	data, _ := os.ReadFile(file)
+	json.Unmarshal(data, &doc)
+	self, _ := filepath.EvalSymlinks(bin)
+	e := doc.MCPServers["browser-coordinator"]
+	if len(doc.MCPServers) != 1 || e.Command != self || strings.Join(e.Args, " ") != "--mcp "+npx+" -y @playwright/mcp@latest --cdp-endpoint {cdp_endpoint}" {
+		t.Fatalf("written:\n%s", data)
+	}
+	if r := run(t, env, "install", "--host", "claude-desktop", "--scope", "project"); r.code != 1 || !strings.Contains(r.stderr, "drop --scope project") {
+		t.Fatalf("--scope project: %+v", r)
+	}
+	// Without Node on PATH the entry cannot name npx: nothing is written.
+	os.Remove(file)
+	r = run(t, []string{"HOME=" + home, "XDG_CONFIG_HOME=", "PATH=" + t.TempDir()}, "install", "--host", "claude-desktop")
+	if _, err := os.Stat(file); r.code != 1 || !strings.Contains(r.stderr, "install Node.js") || err == nil {
+		t.Fatalf("without npx: %+v", r)
+	}
+}
+
+// A binary that npx installed on the fly writes entries that start it the
+// same way, not its path in npx's cache.
+func TestInstallFromNpxCache(t *testing.T) {
+	cached := filepath.Join(t.TempDir(), ".npm", "_npx", "0123abcd", "node_modules", "browser-coordinator", "bin", "browser-coordinator")
+	os.MkdirAll(filepath.Dir(cached), 0o755)
+	data, _ := os.ReadFile(bin)
+	os.WriteFile(cached, data, 0o755)
+	cmd := exec.Command(cached, "install", "--host", "claude-code", "--workspace", t.TempDir(), "--child", "none", "--dry-run")
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), `"command": "npx"`) || !strings.Contains(string(out), `"-y",`) || !strings.Contains(string(out), `"browser-coordinator"`) || strings.Contains(string(out), "_npx") {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+
+	// Claude Desktop: npx by its absolute path, and a PATH on which npx finds node.
+	tools := t.TempDir()
+	os.WriteFile(filepath.Join(tools, "npx"), []byte("#!/bin/sh\n"), 0o755)
+	cmd = exec.Command(cached, "install", "--host", "claude-desktop", "--dry-run")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "PATH="+tools+":/usr/bin:/bin")
+	out, err = cmd.Output()
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		}
+	}
+	json.Unmarshal(out, &doc)
+	e := doc.MCPServers["browser-coordinator"]
+	npx := filepath.Join(tools, "npx")
+	if err != nil || e.Command != npx || strings.Join(e.Args, " ") != "-y browser-coordinator --mcp "+npx+" -y @playwright/mcp@latest --cdp-endpoint {cdp_endpoint}" || e.Env["PATH"] != tools+":/usr/bin:/bin" {
+		t.Fatalf("%v:\n%s", err, out)
 	}
 }
 

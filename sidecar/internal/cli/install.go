@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpconfig"
 )
 
 func runInstall(args []string, w io.Writer) int {
-	fs := newFlagSet("install", "install --host claude-code|cursor|vscode [--scope project|user] [--child playwright|chrome-devtools|none|'CMD ...'] [--workspace DIR] [--sidecar PATH] [--dry-run]")
-	host := fs.String("host", "", "the MCP host: claude-code (.mcp.json), cursor (.cursor/mcp.json) or vscode (.vscode/mcp.json)")
-	scope := fs.String("scope", "project", "project: the workspace's file; user: the user-level file")
+	fs := newFlagSet("install", "install --host claude-code|cursor|vscode|claude-desktop [--scope project|user] [--child playwright|chrome-devtools|none|'CMD ...'] [--workspace DIR] [--sidecar PATH] [--dry-run]")
+	host := fs.String("host", "", "the MCP host: claude-code (.mcp.json), cursor (.cursor/mcp.json), vscode (.vscode/mcp.json) or claude-desktop (claude_desktop_config.json: one entry with --mcp)")
+	scope := fs.String("scope", "", "project (the default): the workspace's file; user: the user-level file (claude-desktop has only this one)")
 	child := fs.String("child", "playwright", "the browser MCP to wrap: playwright, chrome-devtools, none, or a command line")
 	workspace := fs.String("workspace", "", "the project folder (default: the current folder)")
 	sidecar := fs.String("sidecar", "", "the command the entries run (default: this binary's path)")
@@ -40,6 +42,7 @@ func runInstall(args []string, w io.Writer) int {
 		Sidecar:   *sidecar,
 		GOOS:      runtime.GOOS,
 		Getenv:    os.Getenv,
+		LookPath:  exec.LookPath,
 	}
 	if o.Workspace == "" {
 		o.Workspace, _ = os.Getwd()
@@ -57,6 +60,13 @@ func runInstall(args []string, w io.Writer) int {
 			exe = resolved
 		}
 		o.Sidecar = exe
+		if inNpxCache(exe) {
+			// `npx -y browser-coordinator install …`: the binary sits in
+			// npx's cache, which is no place to point a config at. The
+			// entries run it the same way, as the product's quick start does.
+			o.Sidecar, o.SidecarArgs = "npx", []string{"-y", npmPackage}
+			fmt.Fprintf(os.Stderr, "browser-coordinator: note: this binary runs from npx's cache (%s): the entries start it with npx -y %s\n", exe, npmPackage)
+		}
 	}
 	r, err := mcpconfig.Install(o, *dryRun)
 	if err != nil {
@@ -79,4 +89,13 @@ func runInstall(args []string, w io.Writer) int {
 		fmt.Fprintf(w, "%s is up to date: %s\n", r.Path, strings.Join(names, ", "))
 	}
 	return exitOK
+}
+
+// npmPackage is the npm package that ships this binary.
+const npmPackage = "browser-coordinator"
+
+// inNpxCache reports whether exe was installed by npx on the fly
+// (~/.npm/_npx/<hash>/node_modules/…).
+func inNpxCache(exe string) bool {
+	return slices.Contains(strings.Split(filepath.ToSlash(exe), "/"), "_npx")
 }

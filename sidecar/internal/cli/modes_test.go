@@ -33,7 +33,7 @@ func TestTransportFlagErrorsExit1(t *testing.T) {
 		{[]string{"--transport", "http", "--insecure-no-token", "--token", "t"}, "contradict each other"},
 		{[]string{"--insecure-no-token"}, "--insecure-no-token only applies with --transport http"},
 		{[]string{"--transport", "http", "--listen", "127.0.0.1:99999"}, "the port must be a number"},
-		{[]string{"--mcp"}, "--mcp needs the child MCP's command"},
+		{[]string{"--mcp", "--browser", "chrome"}, "put the coordinator's flags before --mcp"},
 	} {
 		r := run(t, env, tc.args...)
 		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
@@ -198,7 +198,7 @@ func (p *process) rpc(t *testing.T, id int, method, params string) map[string]js
 
 func TestSingleEntryWithAChildThatCannotStart(t *testing.T) {
 	_, env := stateDir(t)
-	p := start(t, env, "--mcp", "no-such-mcp-server", "--headless")
+	p := start(t, env, "--mcp", "No_Such_MCP_Server", "--headless") // not an npm package name either
 	p.rpc(t, 1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
 	p.rpc(t, 0, "notifications/initialized", `{}`)
 	var list struct {
@@ -214,7 +214,7 @@ func TestSingleEntryWithAChildThatCannotStart(t *testing.T) {
 			status = tool.Description
 		}
 	}
-	if len(list.Tools) != 9 || !strings.Contains(status, "no-such-mcp-server --headless --cdp-endpoint=http://127.0.0.1:") || !strings.Contains(status, "executable file not found") {
+	if len(list.Tools) != 9 || !strings.Contains(status, "No_Such_MCP_Server --headless --cdp-endpoint=http://127.0.0.1:") || !strings.Contains(status, "executable file not found") {
 		t.Fatalf("tools/list: %d tools; coordinator_status: %s", len(list.Tools), status)
 	}
 	var res struct {
@@ -224,11 +224,56 @@ func TestSingleEntryWithAChildThatCannotStart(t *testing.T) {
 		}
 	}
 	json.Unmarshal(p.rpc(t, 3, "tools/call", `{"name":"coordinator_status","arguments":{}}`)["result"], &res)
-	if res.StructuredContent.State != "idle" || res.StructuredContent.Child.State != "failed" || !strings.Contains(res.StructuredContent.Child.LastError, "no-such-mcp-server") {
+	if res.StructuredContent.State != "idle" || res.StructuredContent.Child.State != "failed" || !strings.Contains(res.StructuredContent.Child.LastError, "No_Such_MCP_Server") {
 		t.Fatalf("coordinator_status: %+v", res)
 	}
 	p.stdin.Close()
 	if code := p.wait(t); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// `--mcp` alone runs Playwright MCP, and `--mcp PACKAGE` runs the package,
+// both through npx -y, as the product's quick start writes them. A stand-in
+// npx first on PATH records its arguments and exits: nothing is downloaded.
+func TestSingleEntryPackageSpecsRunThroughNpx(t *testing.T) {
+	dir := t.TempDir()
+	record := filepath.Join(dir, "npx.args")
+	script := "#!/bin/sh\necho \"$@\" >> '" + record + "'\nexit 3\n"
+	if err := os.WriteFile(filepath.Join(dir, "npx"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mcp"}, "-y @playwright/mcp@latest --cdp-endpoint=http://127.0.0.1:"},
+		{[]string{"--mcp", "@playwright/mcp@0.0.83", "--isolated"}, "-y @playwright/mcp@0.0.83 --isolated --cdp-endpoint=http://127.0.0.1:"},
+		{[]string{"--mcp", "chrome-devtools-mcp@latest", "--browserUrl", "{cdp_endpoint}"}, "-y chrome-devtools-mcp@latest --browserUrl http://127.0.0.1:"},
+	} {
+		os.Remove(record)
+		_, env := stateDir(t)
+		p := start(t, append(env, "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH")), tc.args...)
+		p.rpc(t, 1, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}`)
+		p.rpc(t, 0, "notifications/initialized", `{}`)
+		p.rpc(t, 2, "tools/list", `{}`) // waits for the child's start, which fails
+		var res struct {
+			StructuredContent struct {
+				Child struct{ Command, State string }
+			}
+		}
+		json.Unmarshal(p.rpc(t, 3, "tools/call", `{"name":"coordinator_status","arguments":{}}`)["result"], &res)
+		child := res.StructuredContent.Child
+		if !strings.HasPrefix(child.Command, "npx "+tc.want) || child.State != "failed" {
+			t.Errorf("%q: child %+v; want npx %s…, failed", tc.args, child, tc.want)
+		}
+		got, _ := os.ReadFile(record)
+		if !strings.HasPrefix(string(got), tc.want) {
+			t.Errorf("%q: npx ran with %q; want %s…", tc.args, got, tc.want)
+		}
+		p.stdin.Close()
+		if code := p.wait(t); code != 0 {
+			t.Errorf("%q: exit %d", tc.args, code)
+		}
 	}
 }

@@ -61,9 +61,12 @@ func splitMCP(args []string) (own, child []string, ok bool) {
 func parseServe(args []string) (serveFlags, int, bool) {
 	var f serveFlags
 	own, child, hasMCP := splitMCP(args)
-	if hasMCP && len(child) == 0 {
-		fmt.Fprintln(os.Stderr, "browser-coordinator: --mcp needs the child MCP's command, e.g. --mcp npx @playwright/mcp@latest")
-		return f, exitError, false
+	if hasMCP {
+		var err error
+		if child, err = childCommand(child); err != nil {
+			fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+			return f, exitError, false
+		}
 	}
 	f.mcp = child
 	args = own

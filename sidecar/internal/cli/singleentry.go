@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"os/exec"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
@@ -28,4 +30,15 @@ func startSingleEntry(srv *server.MCPServer, c *coordinator.Coordinator, child [
 	})
 	mcpserver.AttachChild(srv, c, ch)
 	return p
+}
+
+// childCommand reads the command line given after --mcp: nothing means
+// Playwright MCP, an npm package spec that is not a command on PATH runs
+// through npx -y (childmcp.Resolve).
+func childCommand(argv []string) ([]string, error) {
+	cmd, _, err := childmcp.Resolve(argv, exec.LookPath)
+	if err != nil {
+		return nil, fmt.Errorf("--mcp: %w", err)
+	}
+	return cmd, nil
 }

@@ -627,7 +627,7 @@ func (c *Coordinator) publishQuietly() {
 type Status struct {
 	State       State          `json:"state"`
 	Backend     string         `json:"backend"`
-	Browser     *state.Browser `json:"browser"`
+	Browser     *state.Browser `json:"browser,omitempty"` // nil while no browser runs
 	ProxyPort   int            `json:"proxyPort"`
 	CDPEndpoint string         `json:"cdpEndpoint"`
 	WSEndpoint  string         `json:"wsEndpoint"`

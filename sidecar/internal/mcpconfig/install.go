@@ -1,8 +1,9 @@
 // Package mcpconfig writes Browser Coordinator's entries into MCP hosts'
 // configuration files (`browser-coordinator install`): Claude Code's
 // .mcp.json, Cursor's .cursor/mcp.json, VS Code's .vscode/mcp.json, or their
-// user-level files. It merges: every other entry, comment and the file's
-// formatting stay; a file that does not parse is never written.
+// user-level files, and Claude Desktop's claude_desktop_config.json. It
+// merges: every other entry, comment and the file's formatting stay; a file
+// that does not parse is never written.
 package mcpconfig
 
 import (
@@ -11,10 +12,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/wrap"
 )
 
@@ -22,13 +25,14 @@ import (
 type Host string
 
 const (
-	ClaudeCode Host = "claude-code"
-	Cursor     Host = "cursor"
-	VSCode     Host = "vscode"
+	ClaudeCode    Host = "claude-code"
+	Cursor        Host = "cursor"
+	VSCode        Host = "vscode"
+	ClaudeDesktop Host = "claude-desktop"
 )
 
 // Hosts lists the supported hosts.
-var Hosts = []Host{ClaudeCode, Cursor, VSCode}
+var Hosts = []Host{ClaudeCode, Cursor, VSCode, ClaudeDesktop}
 
 // Scope is where the configuration lives.
 type Scope string
@@ -53,20 +57,28 @@ const CoordinatorEntry = "browser-coordinator"
 // Options say what to install where.
 type Options struct {
 	Host      Host
-	Scope     Scope  // "" means Project
+	Scope     Scope  // "" means Project (User for Claude Desktop, which has no other)
 	Child     string // playwright, chrome-devtools, none, or a custom command line; "" means playwright
 	Workspace string // the project folder (Project scope)
 	Sidecar   string // the command the entries run: this binary
-	Home      string // the user's home folder (User scope)
-	GOOS      string // selects VS Code's user folder
-	Getenv    func(string) string
+	// SidecarArgs go before each entry's own arguments, e.g. ["-y",
+	// "browser-coordinator"] when Sidecar is npx.
+	SidecarArgs []string
+	Home        string // the user's home folder (User scope)
+	GOOS        string // selects the user-level folders of VS Code and Claude Desktop
+	Getenv      func(string) string
+	// LookPath finds a command on PATH (exec.LookPath). Claude Desktop's
+	// entry needs absolute paths: it has no workspace and, on macOS, a PATH
+	// without npx.
+	LookPath func(string) (string, error)
 }
 
 // server is one entry, with its fields in the order people write them.
 type server struct {
-	Type    string   `json:"type,omitempty"`
-	Command string   `json:"command"`
-	Args    []string `json:"args,omitempty"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 // Target is a planned install: the file, the key of its server map, the entries.
@@ -79,14 +91,17 @@ type Target struct {
 
 // Plan works out what Install would write, without touching anything.
 func Plan(o Options) (Target, error) {
-	if o.Scope == "" {
-		o.Scope = Project
-	}
 	if o.Child == "" {
 		o.Child = "playwright"
 	}
 	if o.Sidecar == "" {
 		return Target{}, errors.New("install: the sidecar command is empty")
+	}
+	if o.Scope == "" {
+		o.Scope = Project
+		if o.Host == ClaudeDesktop {
+			o.Scope = User
+		}
 	}
 	var t Target
 	var err error
@@ -94,33 +109,130 @@ func Plan(o Options) (Target, error) {
 	if err != nil {
 		return t, err
 	}
+	if o.Host == ClaudeDesktop {
+		return planSingleEntry(o, t)
+	}
 	typ := ""
 	if o.Host == VSCode {
 		typ = "stdio" // VS Code's mcp.json names the transport
 	}
-	t.Entries = append(t.Entries, Entry{Name: CoordinatorEntry, Value: server{Type: typ, Command: o.Sidecar}})
+	run := func(args ...string) server {
+		return server{Type: typ, Command: o.Sidecar, Args: append(slices.Clone(o.SidecarArgs), args...)}
+	}
+	t.Entries = append(t.Entries, Entry{Name: CoordinatorEntry, Value: run()})
 	switch child, known := Children[o.Child]; {
 	case o.Child == "none":
 	case known:
-		t.Entries = append(t.Entries, Entry{Name: child.entry, Value: server{Type: typ, Command: o.Sidecar, Args: append([]string{"wrap", "--"}, child.args...)}})
+		t.Entries = append(t.Entries, Entry{Name: child.entry, Value: run(append([]string{"wrap", "--"}, child.args...)...)})
 	default:
-		args, err := SplitCommand(o.Child)
+		args, err := customChild(o.Child, &t)
+		if err != nil {
+			return t, err
+		}
+		t.Entries = append(t.Entries, Entry{Name: "browser", Value: run(append([]string{"wrap", "--"}, args...)...)})
+	}
+	return t, nil
+}
+
+// customChild splits a custom --child command and gives it an endpoint
+// when it names none (with a note saying so).
+func customChild(command string, t *Target) ([]string, error) {
+	args, err := SplitCommand(command)
+	if err != nil {
+		return nil, fmt.Errorf("--child: %w", err)
+	}
+	if !wrap.HasTemplate(args) && !wrap.NamesEndpoint(args) {
+		args = append(args, "--cdp-endpoint", "{cdp_endpoint}")
+		t.Notes = append(t.Notes, "the custom child command names no CDP endpoint (no {cdp_endpoint}, {cdp_port}, {ws_endpoint} or endpoint flag): appended --cdp-endpoint {cdp_endpoint}")
+	}
+	return args, nil
+}
+
+// planSingleEntry is Claude Desktop's entry: one server in single-entry
+// mode (`--mcp CHILD`, no wrap: there is no workspace folder for wrap to
+// find its coordinator by), with absolute paths for the coordinator and the
+// child's command, since a desktop app's PATH (macOS: launchd's
+// /usr/bin:/bin:/usr/sbin:/sbin) has neither npx nor this binary.
+func planSingleEntry(o Options, t Target) (Target, error) {
+	if o.LookPath == nil {
+		o.LookPath = func(string) (string, error) { return "", errors.New("no PATH lookup") }
+	}
+	command, err := absoluteCommand(o.Sidecar, o.LookPath)
+	if err != nil {
+		return t, fmt.Errorf("install --host %s: the coordinator's command %w; pass --sidecar with its absolute path", o.Host, err)
+	}
+	args := slices.Clone(o.SidecarArgs)
+	if o.Child != "none" {
+		var child []string
+		if known, ok := Children[o.Child]; ok {
+			child = slices.Clone(known.args)
+		} else if child, err = customChild(o.Child, &t); err != nil {
+			return t, err
+		}
+		// The same reading as --mcp itself: a command on PATH, or a package through npx.
+		resolved, how, err := childmcp.Resolve(child, o.LookPath)
 		if err != nil {
 			return t, fmt.Errorf("--child: %w", err)
 		}
-		if !wrap.HasTemplate(args) && !wrap.NamesEndpoint(args) {
-			args = append(args, "--cdp-endpoint", "{cdp_endpoint}")
-			t.Notes = append(t.Notes, "the custom child command names no CDP endpoint (no {cdp_endpoint}, {cdp_port}, {ws_endpoint} or endpoint flag): appended --cdp-endpoint {cdp_endpoint}")
+		if how == childmcp.AsPackage {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s is not a command on PATH: it runs as an npm package through npx -y", child[0]))
 		}
-		t.Entries = append(t.Entries, Entry{Name: "browser", Value: server{Type: typ, Command: o.Sidecar, Args: append([]string{"wrap", "--"}, args...)}})
+		if resolved[0], err = absoluteCommand(resolved[0], o.LookPath); err != nil {
+			return t, fmt.Errorf("install --host %s: the child's command %w; install Node.js (it brings npx), or give --child an absolute command, or --child none", o.Host, err)
+		}
+		args = append(append(args, "--mcp"), resolved...)
 	}
+	entry := server{Command: command, Args: args}
+	if len(o.SidecarArgs) > 0 && o.GOOS != "windows" {
+		// The coordinator itself starts through npx (`npx -y
+		// browser-coordinator`), a script that starts with `#!/usr/bin/env
+		// node`: on macOS, Claude Desktop's PATH has no node. npx's folder
+		// (where node is) goes first on the PATH of this install. Windows'
+		// npx.cmd runs the node.exe beside it.
+		getenv := o.Getenv
+		if getenv == nil {
+			getenv = func(string) string { return "" }
+		}
+		path, rest := filepath.Dir(command), getenv("PATH")
+		switch {
+		case slices.Contains(filepath.SplitList(rest), path):
+			path = rest
+		case rest != "":
+			path += string(filepath.ListSeparator) + rest
+		}
+		entry.Env = map[string]string{"PATH": path}
+		t.Notes = append(t.Notes, "the entry starts the coordinator with npx, with PATH set to npx's folder and this shell's PATH so that npx finds node; `npm install -g browser-coordinator` and install again for an entry that runs the binary itself")
+	}
+	t.Entries = []Entry{{Name: CoordinatorEntry, Value: entry}}
 	return t, nil
+}
+
+// absoluteCommand makes a command absolute: a path against the current
+// folder, a bare name through PATH.
+func absoluteCommand(command string, lookPath func(string) (string, error)) (string, error) {
+	if filepath.IsAbs(command) {
+		return command, nil
+	}
+	if strings.ContainsAny(command, `/\`) {
+		return filepath.Abs(command)
+	}
+	found, err := lookPath(command)
+	if err != nil {
+		return "", fmt.Errorf("%q is not on PATH", command)
+	}
+	if !filepath.IsAbs(found) {
+		return filepath.Abs(found)
+	}
+	return found, nil
 }
 
 // location is the config file and its server-map key for host and scope.
 func location(o Options) (path, key string, err error) {
 	switch o.Scope {
 	case Project:
+		if o.Host == ClaudeDesktop {
+			return "", "", errors.New("install: claude-desktop has no project configuration, only the user's claude_desktop_config.json: drop --scope project")
+		}
 		if o.Workspace == "" {
 			return "", "", errors.New("install: no workspace folder")
 		}
@@ -137,6 +249,8 @@ func location(o Options) (path, key string, err error) {
 			return "", "", errors.New("install: no home folder for --scope user")
 		}
 		switch o.Host {
+		case ClaudeDesktop:
+			return filepath.Join(claudeDesktopDir(o), "claude_desktop_config.json"), "mcpServers", nil
 		case ClaudeCode:
 			return filepath.Join(o.Home, ".claude.json"), "mcpServers", nil
 		case Cursor:
@@ -147,11 +261,24 @@ func location(o Options) (path, key string, err error) {
 	default:
 		return "", "", fmt.Errorf("install: unknown scope %q: use project or user", o.Scope)
 	}
-	return "", "", fmt.Errorf("install: unknown host %q: use claude-code, cursor or vscode", o.Host)
+	return "", "", fmt.Errorf("install: unknown host %q: use claude-code, cursor, vscode or claude-desktop", o.Host)
 }
 
 // vscodeUserDir is VS Code's (stable) User folder on each OS.
 func vscodeUserDir(o Options) string {
+	return filepath.Join(appConfigDir(o), "Code", "User")
+}
+
+// claudeDesktopDir is Claude Desktop's folder on each OS: macOS
+// ~/Library/Application Support/Claude, Windows %APPDATA%\Claude, Linux
+// (community builds) $XDG_CONFIG_HOME/Claude or ~/.config/Claude.
+func claudeDesktopDir(o Options) string {
+	return filepath.Join(appConfigDir(o), "Claude")
+}
+
+// appConfigDir is where desktop (Electron) apps keep their user data on
+// each OS: Electron's app.getPath("appData").
+func appConfigDir(o Options) string {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -162,15 +289,15 @@ func vscodeUserDir(o Options) string {
 		if appData == "" {
 			appData = filepath.Join(o.Home, "AppData", "Roaming")
 		}
-		return filepath.Join(appData, "Code", "User")
+		return appData
 	case "darwin":
-		return filepath.Join(o.Home, "Library", "Application Support", "Code", "User")
+		return filepath.Join(o.Home, "Library", "Application Support")
 	default:
 		config := getenv("XDG_CONFIG_HOME")
 		if config == "" {
 			config = filepath.Join(o.Home, ".config")
 		}
-		return filepath.Join(config, "Code", "User")
+		return config
 	}
 }
 

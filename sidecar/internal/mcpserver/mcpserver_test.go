@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -250,5 +251,52 @@ func TestBadArguments(t *testing.T) {
 	st := structured[coordinator.Status](t, s.call("coordinator_status", nil))
 	if st.State != coordinator.Idle {
 		t.Fatalf("bad arguments launched a browser: %+v", st)
+	}
+}
+
+// Every schema the coordinator writes is portable (MCP Inspector's --strict
+// check, which scripts/e2e/inspector.test.mjs runs for real): one "type" per
+// schema, a string, in every subschema.
+func TestSchemasArePortable(t *testing.T) {
+	s := open(t, New(newCoordinator(t, coordinator.Options{})))
+	var walk func(tool, path string, schema any)
+	walk = func(tool, path string, schema any) {
+		m, ok := schema.(map[string]any)
+		if !ok {
+			return // true/false schemas
+		}
+		if typ, present := m["type"]; present {
+			if _, ok := typ.(string); !ok {
+				t.Errorf("%s: %s.type is %v, not one type name", tool, path, typ)
+			}
+		}
+		for k, v := range m {
+			switch k {
+			case "properties", "patternProperties", "$defs", "definitions":
+				for name, sub := range v.(map[string]any) {
+					walk(tool, path+"."+k+"."+name, sub)
+				}
+			case "items", "additionalProperties", "not", "contains", "if", "then", "else":
+				walk(tool, path+"."+k, v)
+			case "anyOf", "oneOf", "allOf", "prefixItems":
+				for i, sub := range v.([]any) {
+					walk(tool, fmt.Sprintf("%s.%s[%d]", path, k, i), sub)
+				}
+			}
+		}
+	}
+	n := 0
+	for _, tool := range s.listTools() {
+		for name, raw := range map[string]json.RawMessage{"inputSchema": tool.InputSchema, "outputSchema": tool.OutputSchema} {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("%s.%s: %v", tool.Name, name, err)
+			}
+			walk(tool.Name, name, v)
+			n++
+		}
+	}
+	if n < 18 {
+		t.Fatalf("checked %d schemas; want the input and output schemas of every tool", n)
 	}
 }

@@ -3,6 +3,12 @@ package mcpserver
 // Output schemas, written out so that what clients validate against is
 // exactly what the tools send (coordinator.Status, coordinator.Tab,
 // browsers.Browser).
+//
+// Portable: one "type" per schema, never a list such as ["object","null"]
+// (MCP Inspector's --strict check): clients that map tool schemas onto a
+// single-type dialect (the OpenAPI subset of Gemini's function
+// declarations) reject or drop those. A value that may be missing is left
+// out of the result and of "required" instead of being null.
 
 const browserSchema = `{"type":"object","properties":{
 	"type":{"type":"string","description":"chrome, edge, chromium, brave, chrome-for-testing or vivaldi"},
@@ -18,7 +24,7 @@ const browsersSchema = `{"type":"object","properties":{
 const statusSchema = `{"type":"object","properties":{
 	"state":{"type":"string","enum":["idle","launching","running","stopped","crashed"]},
 	"backend":{"type":"string","enum":["tier1","tier2","attach"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint"},
-	"browser":{"type":["object","null"],"properties":{
+	"browser":{"type":"object","description":"the browser in use; absent while none runs","properties":{
 		"type":{"type":"string"},"path":{"type":"string"},"version":{"type":"string"},
 		"pid":{"type":"integer"},"headless":{"type":"boolean"}
 	}},
@@ -49,7 +55,7 @@ const statusSchema = `{"type":"object","properties":{
 		"restarts":{"type":"integer"},
 		"lastError":{"type":"string"}
 	},"required":["command","state","tools","restarts"]}
-},"required":["state","backend","browser","proxyPort","cdpEndpoint","wsEndpoint","connections","pid"]}`
+},"required":["state","backend","proxyPort","cdpEndpoint","wsEndpoint","connections","pid"]}`
 
 const tabItemSchema = `{"type":"object","properties":{
 	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"front":{"type":"boolean"}
