@@ -112,7 +112,7 @@ test('attach to a browser on another host (a network namespace), over http:// an
         assert.match(snap.text, /button "Click me"/);
         const s = (await call(coord.client, 'coordinator_status')).structuredContent;
         assert.equal(s.backend, 'attach');
-        assert.match(s.cdpEndpoint, /^http:\/\/127\.0\.0\.1:\d+$/, 'clients use the local proxy, never the remote address');
+        assert.match(s.cdpEndpoint, /^http:\/\/127\.0\.0\.1:\d+\/<secret>$/, 'clients use the local proxy, never the remote address');
       } finally {
         await pw.close();
         await coord.close();

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { connect, startCoordinator, call } from '../lib/mcp.mjs';
 import { childMCPs } from '../lib/paths.mjs';
 import { workspace } from '../lib/workspace.mjs';
+import { readStates } from '../lib/statefiles.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 
 const cdtEnv = { CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' };
@@ -50,7 +51,8 @@ async function pair(t, name, childArgv, { env = {} } = {}) {
   const plain = ws.dirs(`${name}-plain`);
   const backend = await startCoordinator(plain);
   t.after(() => backend.close());
-  const endpoint = (await status(backend)).cdpEndpoint;
+  await status(backend);
+  const [{ cdpEndpoint: endpoint }] = readStates(plain.stateDir); // the real one, with its secret (status shows it redacted)
   const argv = childArgv.map((a) => a.replaceAll('{cdp_endpoint}', endpoint));
   if (!argv.some((a) => a.includes(endpoint))) argv.push(`--cdp-endpoint=${endpoint}`);
   const direct = await connect(argv[0], argv.slice(1), { cwd: plain.cwd, env });

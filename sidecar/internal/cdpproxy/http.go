@@ -19,9 +19,10 @@ import (
 // browser with thousands of targets stays far below it.
 const maxRewriteBody = 16 << 20
 
-// forwardHTTP forwards a plain HTTP request (/json/*, DevTools frontend
-// files) to the backend and rewrites the browser's address in the answer.
-func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
+// serveJSON answers /json requests: over CDP for a connection the
+// coordinator holds or a WebSocket-only endpoint, forwarded to a TCP
+// backend's own /json otherwise.
+func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyTimeout))
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = http.MaxBytesReader(w, r.Body, maxRewriteBody)
@@ -31,16 +32,54 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if b.Filter != nil {
-		if why := b.Filter.Refusal(r.URL.Path); why != "" {
+		if why := b.Filter.Refusal(path); why != "" {
 			http.Error(w, "browser-coordinator: "+why, http.StatusForbidden)
 			return
 		}
 	}
-	if b.NoHTTP {
-		p.synthesizeJSON(w, r, b)
+	switch {
+	case b.Conn != nil:
+		p.synthesizeJSON(w, r, path, b.Conn, b.Product)
+	case b.Endpoint.NoHTTP:
+		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+		defer cancel()
+		if isVersion(path) && b.Endpoint.Product != "" {
+			// A service may start a browser for every connection: answer
+			// /json/version without one.
+			p.synthesizeJSON(w, r, path, nil, b.Endpoint.Product)
+			return
+		}
+		conn, err := b.Endpoint.Dial(ctx, nil)
+		if err != nil {
+			http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer conn.Close()
+		p.synthesizeJSON(w, r, path, conn, b.Endpoint.Product)
+	default:
+		p.forward(w, r, path, b)
+	}
+}
+
+// serveFrontend forwards the DevTools frontend's files from a TCP backend
+// that serves them.
+func (p *Proxy) serveFrontend(w http.ResponseWriter, r *http.Request, path string) {
+	b, ok := p.backend(w, r)
+	if !ok {
 		return
 	}
-	out, err := b.request(r.Context(), r.Method, r.URL.Path, r.URL.RawQuery, r.Body)
+	if b.Conn != nil || b.Endpoint.NoHTTP {
+		http.Error(w, "browser-coordinator: this browser serves no DevTools frontend files (it is reached over a pipe or a WebSocket only)", http.StatusNotFound)
+		return
+	}
+	p.forward(w, r, path, b)
+}
+
+// forward sends a plain HTTP request to a TCP backend and rewrites the
+// browser's address in the answer.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, path string, b Backend) {
+	e := b.Endpoint
+	out, err := e.Request(r.Context(), r.Method, path, r.URL.RawQuery, r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -52,7 +91,7 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		out.Header[k] = vs
 	}
 	out.ContentLength = r.ContentLength
-	resp, err := httpClient.Do(out)
+	resp, err := e.Do(out)
 	if err != nil {
 		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
 		return
@@ -65,7 +104,7 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header()[k] = vs
 	}
-	if !rewritesURLs(r.URL.Path) {
+	if !rewritesURLs(path) {
 		if resp.ContentLength >= 0 {
 			w.Header().Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
 		}
@@ -75,10 +114,10 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRewriteBody+1))
 	if err != nil || len(body) > maxRewriteBody {
-		http.Error(w, fmt.Sprintf("browser-coordinator: bad answer from the browser for %s", r.URL.Path), http.StatusBadGateway)
+		http.Error(w, fmt.Sprintf("browser-coordinator: bad answer from the browser for %s", path), http.StatusBadGateway)
 		return
 	}
-	if b.Filter != nil && isList(r.URL.Path) {
+	if b.Filter != nil && isList(path) {
 		visible, err := b.Filter.Visible(r.Context())
 		if err != nil {
 			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
@@ -90,60 +129,14 @@ func (p *Proxy) forwardHTTP(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, resp.StatusCode, body)
 }
 
-// httpClient sends every HTTP request to a backend. It is shared: browsers
-// keep connections alive, and a client per request would leak them.
-var httpClient = &http.Client{
-	Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second},
-	// The browser never redirects /json; a redirect would leak its address.
-	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-}
-
-// request builds a request for path (and the client's query) on the
-// backend, with the backend's query and headers.
-func (b Backend) request(ctx context.Context, method, path, query string, body io.Reader) (*http.Request, error) {
-	scheme := "http://"
-	if b.TLS {
-		scheme = "https://"
-	}
-	path, query = b.target(path, query)
-	uri := scheme + b.Addr + path
-	if query != "" {
-		uri += "?" + query
-	}
-	req, err := http.NewRequestWithContext(ctx, method, uri, body)
-	if err != nil {
-		return nil, err
-	}
-	for k, vs := range b.Header {
-		req.Header[k] = vs
-	}
-	return req, nil
-}
-
-// GetJSON asks the backend for path (e.g. /json/version) and decodes the
-// answer into v.
-func (b Backend) GetJSON(ctx context.Context, path string, v any) error {
-	req, err := b.request(ctx, http.MethodGet, path, "", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", path, resp.Status)
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
-}
-
 func writeJSON(w http.ResponseWriter, code int, body []byte) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	_, _ = w.Write(body)
 }
+
+func isVersion(path string) bool { return strings.TrimSuffix(path, "/") == "/json/version" }
 
 func isList(path string) bool {
 	p := strings.TrimSuffix(path, "/")
@@ -160,18 +153,18 @@ func rewritesURLs(path string) bool {
 }
 
 // RewriteURLs points the URL fields of a /json answer at the proxy: the
-// webSocketDebuggerUrl's scheme and host become ws://<to> (its query, which
-// may hold a service's token, is dropped: the proxy adds it), and the ws=
-// parameter of a devtoolsFrontendUrl names <to>. The answer is one object
-// (/json/version, /json/new) or an array (/json/list); only those two fields
-// change. A body that is not JSON is returned as is.
+// webSocketDebuggerUrl becomes ws://<to><its path> (to is the proxy's
+// host:port and secret prefix; the browser's query, which may hold a
+// service's token, is dropped: the proxy adds it), and the ws= parameter of
+// a devtoolsFrontendUrl names <to>. The answer is one object (/json/version,
+// /json/new) or an array (/json/list); only those two fields change. A body
+// that is not JSON is returned as is.
 func RewriteURLs(body []byte, to string) []byte {
 	doc := gjson.ParseBytes(body)
 	rewrite := func(prefix string, obj gjson.Result) {
 		if v := obj.Get("webSocketDebuggerUrl"); v.Type == gjson.String {
 			if u, err := url.Parse(v.Str); err == nil && u.Host != "" {
-				u.Scheme, u.Host, u.RawQuery = "ws", to, ""
-				body, _ = sjson.SetBytes(body, prefix+"webSocketDebuggerUrl", u.String())
+				body, _ = sjson.SetBytes(body, prefix+"webSocketDebuggerUrl", "ws://"+to+u.EscapedPath())
 			}
 		}
 		if v := obj.Get("devtoolsFrontendUrl"); v.Type == gjson.String {
@@ -195,8 +188,14 @@ func RewriteURLs(body []byte, to string) []byte {
 }
 
 // rewriteFrontend points the ws= (or wss=) parameter of a DevTools frontend
-// URL at to, keeping its path.
+// URL at to, keeping its path; a frontend served by the browser itself (a
+// path) is reached through the proxy too, under the secret.
 func rewriteFrontend(frontend, to string) string {
+	if strings.HasPrefix(frontend, "/") {
+		if _, prefix, ok := strings.Cut(to, "/"); ok {
+			frontend = "/" + prefix + frontend
+		}
+	}
 	for _, key := range []string{"ws=", "wss="} {
 		i := strings.Index(frontend, key)
 		if i < 0 || (i > 0 && frontend[i-1] != '?' && frontend[i-1] != '&') {

@@ -2,27 +2,32 @@
 // same for the coordinator's whole life, in front of whichever browser is the
 // backend right now.
 //
-// HTTP requests under /json are forwarded with every webSocketDebuggerUrl and
-// devtoolsFrontendUrl rewritten to the proxy, so clients never learn the
-// browser's own port. WebSocket upgrades under /devtools/ are tunnelled byte
-// for byte (the browser endpoint, /devtools/browser/<any guid>, is mapped to
-// the current browser). The backend is asked for on every new connection,
-// which is what makes the first connection launch the browser. When the
-// backend changes, DropConnections closes the open tunnels so that clients
-// reconnect to the new one through the same port.
+// A backend is one of two kinds (see Backend):
+//   - a connection the coordinator holds (a launched browser's pipe, the
+//     everyday browser's extension): every client gets a browser session of
+//     its own on it, or a page session for /devtools/page/<id>; the /json
+//     endpoints are answered over CDP;
+//   - a browser reached over TCP (attach mode, VS Code's port): every client
+//     gets a connection of its own, tunnelled byte for byte, or relayed
+//     through a Filter's policy (VS Code's browser view); /json requests are
+//     forwarded, their URLs rewritten to the proxy.
 //
-// The proxy binds 127.0.0.1 only, refuses a Host that is not loopback (DNS
-// rebinding) and a browser Origin that is not its own, and sends the browser
-// the Host it accepts and no Origin.
+// The backend is asked for on every new connection, which is what makes the
+// first connection launch the browser. When it changes, DropConnections
+// closes the open clients so that they reconnect to the new one.
+//
+// Who may come in: the proxy binds 127.0.0.1 only, refuses a Host that is not
+// loopback (DNS rebinding) and a browser Origin other than its own (package
+// access), and asks for the coordinator's secret as the first segment of
+// every path (http://127.0.0.1:PORT/<secret>/json/version): clients find it
+// in the endpoint they are given, other local programs do not have it.
 package cdpproxy
 
 import (
-	"bufio"
 	"context"
-	"crypto/tls"
+	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -35,35 +40,31 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
-	"github.com/gorilla/websocket"
 )
 
-// Backend is where traffic goes now: a browser the coordinator launched
-// (a plain local address), VS Code's own CDP port (with a Filter), or an
-// attached endpoint (maybe remote, TLS, with headers, maybe WebSocket-only).
+// Backend is what the proxy serves now: Conn, or Endpoint (maybe with a
+// Filter).
 type Backend struct {
-	Addr   string      // host:port to dial; also the Host header the browser gets
-	TLS    bool        // https:// and wss:// (a remote browser service)
-	WSPath string      // the browser endpoint, "/devtools/browser/<guid>", with its query if any
-	Query  string      // a query the endpoint needs on every request (e.g. token=...)
-	Header http.Header // headers the endpoint needs on every request (e.g. Authorization)
-	NoHTTP bool        // a bare ws:// endpoint without /json: the proxy answers /json itself
-	// Product, with NoHTTP, answers /json/version without a connection of its
-	// own: a service may start a browser for every WebSocket.
+	// Conn is a connection the coordinator holds; each client gets a
+	// session of its own on it.
+	Conn *cdp.Conn
+	// Product names the browser on Conn, for /json/version.
 	Product string
-	Filter  Filter // not nil: clients see only what the filter allows (Tier 2)
 
-	tlsConfig *tls.Config // tests: trust a test server's certificate
+	// Endpoint is a browser reached over TCP; each client gets a connection
+	// of its own.
+	Endpoint *cdp.Endpoint
+	// Filter, with Endpoint, narrows what clients see (Tier 2).
+	Filter Filter
 }
 
-// Filter narrows what clients see of a backend, at the message level.
+// Filter narrows what clients see of a TCP backend, at the message level.
 type Filter interface {
 	// Visible lists the targets a client may see and attach to.
 	Visible(ctx context.Context) ([]string, error)
-	// Bridge returns how to relay a new WebSocket client: page is the
+	// Policy returns how to relay a new WebSocket client: page is the
 	// target of a page-level client, "" for a browser-level one.
-	Bridge(ctx context.Context, page string) (cdpbridge.Options, error)
+	Policy(ctx context.Context, page string) (cdp.Policy, error)
 	// Refusal says why a /json request that changes the browser is refused
 	// ("" allows it).
 	Refusal(path string) string
@@ -83,9 +84,12 @@ func (f ResolverFunc) Backend(ctx context.Context) (Backend, error) { return f(c
 
 // Config configures a Proxy. Resolver is required.
 type Config struct {
-	Port     int          // 0 picks a free port
-	Resolver Resolver     // the backend, resolved per connection
-	Logger   *slog.Logger // nil: slog.Default()
+	Port     int      // 0 picks a free port
+	Resolver Resolver // the backend, resolved per connection
+	// Secret, when set, must be the first segment of every path; "" serves
+	// without (--proxy-auth off).
+	Secret string
+	Logger *slog.Logger // nil: slog.Default()
 }
 
 // Limits of the proxy's HTTP side.
@@ -97,6 +101,9 @@ const (
 	// maxConns bounds the connections served at once: every CDP client holds
 	// one WebSocket; hundreds is far more than any agent setup opens.
 	maxConns = 1024
+	// attempts: a client that meets a backend going away (a browser that
+	// just crashed, a switch) is set up again on the next one this often.
+	attempts = 3
 )
 
 // ErrPortInUse is returned by Listen when the requested port is taken.
@@ -113,9 +120,13 @@ type Proxy struct {
 	control atomic.Pointer[http.Handler] // served under /coordinator/; nil: 404
 
 	mu      sync.Mutex
-	tunnels map[*tunnel]struct{}
+	clients map[closer]struct{}
 	gen     int // counts DropConnections calls (see track)
+	serving sync.WaitGroup
 }
+
+// closer is an open client connection: a tunnel or a relay.
+type closer interface{ close() }
 
 // SetControl serves h under /coordinator/ (the control API). It is set
 // after Listen because the control API sits above the coordinator, which
@@ -138,20 +149,16 @@ func Listen(cfg Config) (*Proxy, error) {
 		}
 		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", cfg.Port, err)
 	}
-	p := &Proxy{
-		cfg:     cfg,
-		log:     log,
-		ln:      ln,
-		port:    ln.Addr().(*net.TCPAddr).Port,
-		tunnels: make(map[*tunnel]struct{}),
-	}
+	p := &Proxy{cfg: cfg, log: log, ln: ln, port: ln.Addr().(*net.TCPAddr).Port, clients: map[closer]struct{}{}}
 	p.srv = &http.Server{
 		Handler:           p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
+	p.serving.Add(1)
 	go func() {
+		defer p.serving.Done()
 		if err := p.srv.Serve(access.LimitListener(ln, maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("CDP proxy stopped", "err", err)
 		}
@@ -162,76 +169,129 @@ func Listen(cfg Config) (*Proxy, error) {
 // Port is the proxy's port, fixed for its life.
 func (p *Proxy) Port() int { return p.port }
 
-// Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT.
-func (p *Proxy) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+// Secret is the path segment clients must send ("" without).
+func (p *Proxy) Secret() string { return p.cfg.Secret }
+
+func (p *Proxy) prefix() string {
+	if p.cfg.Secret == "" {
+		return ""
+	}
+	return "/" + p.cfg.Secret
+}
+
+// Base is http://127.0.0.1:PORT, where the control API answers.
+func (p *Proxy) Base() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+
+// Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT/<secret>.
+func (p *Proxy) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() }
 
 // WSEndpoint is a browser WebSocket endpoint that stays valid across browser
 // restarts: the proxy maps it to whichever browser runs.
 func (p *Proxy) WSEndpoint() string {
-	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + "/devtools/browser"
+	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() + "/devtools/browser"
 }
 
-// Close stops accepting, closes every tunnel, and waits briefly for
+// Redacted is Endpoint with the secret left out, for logs and status.
+func (p *Proxy) Redacted() string {
+	if p.cfg.Secret == "" {
+		return p.Endpoint()
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(p.port) + "/<secret>"
+}
+
+// Close stops accepting, closes every client, and waits briefly for
 // in-flight HTTP requests.
 func (p *Proxy) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := p.srv.Shutdown(ctx)
 	p.DropConnections()
+	p.serving.Wait()
 	return err
 }
 
-// DropConnections closes every open WebSocket tunnel: the backend changed,
+// DropConnections closes every open client connection: the backend changed,
 // and clients must reconnect through the same port to reach the new one.
 func (p *Proxy) DropConnections() int {
 	p.mu.Lock()
 	p.gen++
-	ts := make([]*tunnel, 0, len(p.tunnels))
-	for t := range p.tunnels {
-		ts = append(ts, t)
+	cs := make([]closer, 0, len(p.clients))
+	for c := range p.clients {
+		cs = append(cs, c)
 	}
 	p.mu.Unlock()
-	for _, t := range ts {
-		t.close()
+	for _, c := range cs {
+		c.close()
 	}
-	if len(ts) > 0 {
-		p.log.Debug("closed client connections for a backend change", "count", len(ts))
+	if len(cs) > 0 {
+		p.log.Debug("closed client connections for a backend change", "count", len(cs))
 	}
-	return len(ts)
+	return len(cs)
 }
 
-// Connections is the number of open WebSocket tunnels.
+// Connections is the number of open client connections.
 func (p *Proxy) Connections() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.tunnels)
+	return len(p.clients)
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ref := (access.Checker{Origins: access.SameOrigin, Port: p.port}).Check(r); ref != nil {
-		p.log.Warn("refused a CDP proxy request", "path", r.URL.Path, "remote", r.RemoteAddr, "reason", ref.Message)
+		p.log.Warn("refused a CDP proxy request", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr, "reason", ref.Message)
 		http.Error(w, ref.Message, ref.Status)
 		return
 	}
-	switch path := r.URL.Path; {
-	case strings.HasPrefix(path, "/coordinator/"):
+	if strings.HasPrefix(r.URL.Path, "/coordinator/") {
+		// The control API has a bearer token of its own.
 		h := p.control.Load()
 		if h == nil {
 			http.NotFound(w, r)
 			return
 		}
 		(*h).ServeHTTP(w, r)
+		return
+	}
+	path, ok := p.authorize(r.URL.Path)
+	if !ok {
+		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "remote", r.RemoteAddr)
+		http.Error(w, "browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives (the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap); "+
+			"a hand-written setup can start the coordinator with --proxy-auth off", http.StatusUnauthorized)
+		return
+	}
+	switch {
 	case path == "/json" || strings.HasPrefix(path, "/json/"):
-		p.forwardHTTP(w, r)
+		p.serveJSON(w, r, path)
 	case strings.HasPrefix(path, "/devtools/"):
 		if isUpgrade(r) {
-			p.forwardWebSocket(w, r)
+			p.serveWebSocket(w, r, path)
 		} else {
-			p.forwardHTTP(w, r) // the DevTools frontend's files
+			p.serveFrontend(w, r, path)
 		}
 	default:
-		http.Error(w, "browser-coordinator CDP proxy: use /json/version, /json/list or a /devtools/ WebSocket", http.StatusNotFound)
+		http.Error(w, "browser-coordinator CDP proxy: use /json/version, /json/list or a /devtools/ WebSocket under the endpoint you were given", http.StatusNotFound)
 	}
+}
+
+// authorize strips the secret from path; ok is false when it is missing.
+func (p *Proxy) authorize(path string) (string, bool) {
+	if p.cfg.Secret == "" {
+		return path, true
+	}
+	rest := strings.TrimPrefix(path, "/")
+	seg, after, _ := strings.Cut(rest, "/")
+	if subtle.ConstantTimeCompare([]byte(seg), []byte(p.cfg.Secret)) != 1 {
+		return "", false
+	}
+	return "/" + after, true
+}
+
+// shown is a path for the log, the secret left out.
+func (p *Proxy) shown(path string) string {
+	if p.cfg.Secret != "" {
+		return strings.Replace(path, p.cfg.Secret, "<secret>", 1)
+	}
+	return path
 }
 
 func isUpgrade(r *http.Request) bool {
@@ -255,231 +315,21 @@ func headerHasToken(h http.Header, name, token string) bool {
 func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) {
 	b, err := p.cfg.Resolver.Backend(r.Context())
 	if err != nil {
-		p.log.Warn("no browser for a CDP client", "path", r.URL.Path, "err", err)
+		p.log.Warn("no browser for a CDP client", "path", p.shown(r.URL.Path), "err", err)
 		http.Error(w, "browser-coordinator: no browser: "+err.Error(), http.StatusBadGateway)
 		return Backend{}, false
 	}
 	return b, true
 }
 
-// proxyHost is the host:port clients reach the proxy by, as they wrote it.
+// proxyHost is the host:port clients reach the proxy by, as they wrote it,
+// and the path prefix that carries the secret.
 func (p *Proxy) proxyHost(r *http.Request) string {
+	host := "127.0.0.1:" + strconv.Itoa(p.port)
 	if _, _, err := net.SplitHostPort(r.Host); err == nil {
-		return r.Host
+		host = r.Host
 	}
-	return "127.0.0.1:" + strconv.Itoa(p.port)
-}
-
-// mapPath sends the browser endpoint, under any guid or none, to the
-// current browser; other paths (pages, workers) go through unchanged.
-func mapPath(path string, b Backend) string {
-	if path == "/devtools/browser" || strings.HasPrefix(path, "/devtools/browser/") {
-		return b.WSPath
-	}
-	return path
-}
-
-// dial opens a connection to the backend, through TLS when it wants it.
-func (b Backend) dial(ctx context.Context) (net.Conn, error) {
-	d := &net.Dialer{Timeout: 10 * time.Second}
-	if !b.TLS {
-		return d.DialContext(ctx, "tcp", b.Addr)
-	}
-	cfg := b.tlsConfig
-	if cfg == nil {
-		host, _, _ := net.SplitHostPort(b.Addr)
-		cfg = &tls.Config{ServerName: host}
-	}
-	return (&tls.Dialer{NetDialer: d, Config: cfg}).DialContext(ctx, "tcp", b.Addr)
-}
-
-// target is the path and query a request for path (which may carry the
-// endpoint's own query, as WSPath does) goes to: the client's query, and
-// the backend's Query unless the path already has one.
-func (b Backend) target(path, clientQuery string) (string, string) {
-	path, query, _ := strings.Cut(path, "?")
-	if query == "" {
-		query = b.Query
-	}
-	if clientQuery != "" {
-		if query != "" {
-			query += "&"
-		}
-		query += clientQuery
-	}
-	return path, query
-}
-
-// browserURL is the backend's browser WebSocket URL.
-func (b Backend) browserURL() string {
-	scheme := "ws://"
-	if b.TLS {
-		scheme = "wss://"
-	}
-	return scheme + b.Addr + b.WSPath
-}
-
-// dialWS opens a WebSocket to the backend's browser endpoint.
-func (b Backend) dialWS(ctx context.Context) (*websocket.Conn, error) {
-	d := websocket.Dialer{
-		NetDialContext:   func(ctx context.Context, _, _ string) (net.Conn, error) { return b.dial(ctx) },
-		HandshakeTimeout: 10 * time.Second,
-		ReadBufferSize:   64 << 10,
-		WriteBufferSize:  64 << 10,
-	}
-	if b.TLS {
-		// The TLS handshake is done by b.dial; the dialer must not add one.
-		d.NetDialTLSContext, d.NetDialContext = d.NetDialContext, nil
-	}
-	ws, resp, err := d.DialContext(ctx, b.browserURL(), b.Header.Clone())
-	if err != nil && resp != nil {
-		return nil, fmt.Errorf("%s answered %s", b.browserURL(), resp.Status)
-	}
-	return ws, err
-}
-
-// DialCDP opens a CDP client on the backend's browser endpoint.
-func (b Backend) DialCDP(ctx context.Context, onEvent func(cdp.Message)) (*cdp.Conn, error) {
-	ws, err := b.dialWS(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return cdp.New(ws, onEvent), nil
-}
-
-// pageTarget is the target id of a page-level WebSocket path, or "".
-func pageTarget(path string) string {
-	id, _ := strings.CutPrefix(path, "/devtools/page/")
-	if id == path {
-		return ""
-	}
-	return id
-}
-
-// forwardWebSocket hands a WebSocket client to the backend: a byte tunnel,
-// or the message-level bridge when the backend is filtered or has no page
-// endpoints of its own.
-func (p *Proxy) forwardWebSocket(w http.ResponseWriter, r *http.Request) {
-	for attempt := 1; ; attempt++ {
-		gen := p.generation() // before the backend is resolved: see track
-		b, ok := p.backend(w, r)
-		if !ok {
-			return
-		}
-		relay := p.bridgeWebSocket
-		if b.Filter == nil && (!b.NoHTTP || pageTarget(r.URL.Path) == "") {
-			relay = p.tunnelWebSocket
-		}
-		err := relay(w, r, b, gen)
-		if err == nil {
-			return
-		}
-		if attempt == 3 {
-			http.Error(w, "browser-coordinator: the browser kept changing while the client connected: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		// The backend changed while the client was being set up: it goes
-		// to the new one, as a client that came a moment later would.
-	}
-}
-
-// tunnelWebSocket hands a WebSocket client to the backend as a byte tunnel.
-// Like bridgeWebSocket, it returns an error only when it answered nothing
-// because the backend changed meanwhile.
-func (p *Proxy) tunnelWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) error {
-	up, err := b.dial(r.Context())
-	if err != nil {
-		if p.changedSince(gen, r) {
-			return err
-		}
-		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return nil
-	}
-	out := r.Clone(context.Background())
-	out.URL.Scheme, out.URL.Host, out.URL.RawPath = "", "", ""
-	out.URL.Path, out.URL.RawQuery = b.target(mapPath(r.URL.Path, b), r.URL.RawQuery)
-	out.RequestURI = ""
-	out.Host = b.Addr
-	out.Header.Del("Origin")
-	for k, vs := range b.Header {
-		out.Header[k] = vs
-	}
-	if err := out.Write(up); err != nil {
-		up.Close()
-		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return nil
-	}
-
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		up.Close()
-		http.Error(w, "browser-coordinator: connection cannot be upgraded", http.StatusInternalServerError)
-		return nil
-	}
-	down, rw, err := hj.Hijack()
-	if err != nil {
-		up.Close()
-		return nil
-	}
-	t := &tunnel{down: down, up: up}
-	if !p.track(t, gen) {
-		t.close()
-		return nil
-	}
-	defer p.untrack(t)
-	t.pump(rw.Reader)
-	return nil
-}
-
-var upgrader = websocket.Upgrader{
-	ReadBufferSize:  64 << 10,
-	WriteBufferSize: 64 << 10,
-	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
-}
-
-// bridgeWebSocket relays a client message by message (see cdpbridge). When
-// setting the client up fails because the backend was dropped meanwhile, it
-// answers nothing and returns why: the caller tries the current backend.
-func (p *Proxy) bridgeWebSocket(w http.ResponseWriter, r *http.Request, b Backend, gen int) error {
-	page := pageTarget(r.URL.Path)
-	opts := cdpbridge.Options{PageTarget: page}
-	if b.Filter != nil {
-		var err error
-		if opts, err = b.Filter.Bridge(r.Context(), page); err != nil {
-			if p.changedSince(gen, r) {
-				return err
-			}
-			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
-			return nil
-		}
-	}
-	up, err := b.dialWS(r.Context())
-	if err != nil {
-		if p.changedSince(gen, r) {
-			return err
-		}
-		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return nil
-	}
-	client, err := upgrader.Upgrade(w, r, nil)
-	if err != nil {
-		up.Close()
-		return nil
-	}
-	t := &tunnel{down: client.NetConn(), up: up.NetConn()}
-	if !p.track(t, gen) {
-		t.close()
-		return nil
-	}
-	defer p.untrack(t)
-	if err := cdpbridge.Serve(context.Background(), client, up, opts); err != nil && !isClosed(err) {
-		p.log.Debug("bridged CDP client ended", "err", err)
-	}
-	return nil
-}
-
-func isClosed(err error) bool {
-	return websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) || errors.Is(err, net.ErrClosed)
+	return host + p.prefix()
 }
 
 // changedSince: the backend was dropped since gen, while r still waits.
@@ -493,59 +343,21 @@ func (p *Proxy) generation() int {
 	return p.gen
 }
 
-// track records an open tunnel, unless DropConnections ran since gen was
-// read: the tunnel may lead to the backend it dropped, and it never saw the
-// tunnel. Then track reports false and the caller closes it.
-func (p *Proxy) track(t *tunnel, gen int) bool {
+// track records an open client, unless DropConnections ran since gen was
+// read: the client may lead to the backend it dropped, and it never saw it.
+// Then track reports false and the caller closes it.
+func (p *Proxy) track(c closer, gen int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.gen != gen {
 		return false
 	}
-	p.tunnels[t] = struct{}{}
+	p.clients[c] = struct{}{}
 	return true
 }
 
-func (p *Proxy) untrack(t *tunnel) {
+func (p *Proxy) untrack(c closer) {
 	p.mu.Lock()
-	delete(p.tunnels, t)
+	delete(p.clients, c)
 	p.mu.Unlock()
-}
-
-// tunnel is one client connection spliced to one backend connection.
-type tunnel struct {
-	down, up  net.Conn
-	closeOnce sync.Once
-}
-
-// pump copies both ways until either side closes. buffered holds bytes the
-// HTTP server read past the request; they belong to the backend.
-func (t *tunnel) pump(buffered *bufio.Reader) {
-	done := make(chan struct{}, 2)
-	go func() {
-		if n := buffered.Buffered(); n > 0 {
-			b, _ := buffered.Peek(n)
-			if _, err := t.up.Write(b); err != nil {
-				t.close()
-			}
-		}
-		// TCPConn to TCPConn: io.Copy uses splice(2) on Linux, no user-space copy.
-		_, _ = io.Copy(t.up, t.down)
-		done <- struct{}{}
-	}()
-	go func() {
-		_, _ = io.Copy(t.down, t.up)
-		done <- struct{}{}
-	}()
-	// WebSocket has no use for half-closed TCP: when one side goes, both go.
-	<-done
-	t.close()
-	<-done
-}
-
-func (t *tunnel) close() {
-	t.closeOnce.Do(func() {
-		t.down.Close()
-		t.up.Close()
-	})
 }

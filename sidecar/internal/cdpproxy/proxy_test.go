@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
@@ -28,14 +26,35 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// browser launches a real headless Chromium for the test.
-func browser(t *testing.T) *launcher.Browser { return testbrowser.Launch(t, "") }
+// browser launches a real headless Chromium on its pipe, as the
+// coordinator does.
+func browser(t *testing.T) *launcher.Browser {
+	t.Helper()
+	root, err := os.MkdirTemp("", "px")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
+	if err != nil {
+		os.RemoveAll(root)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
+	return b
+}
 
-func backendOf(b *launcher.Browser) Backend { return Backend{Addr: b.Addr(), WSPath: b.WSPath} }
+func backendOf(b *launcher.Browser) Backend { return Backend{Conn: b.Conn, Product: b.Product} }
+
+// portBackend is a browser on a debugging port, as attach mode fronts it.
+func portBackend(b *testbrowser.Browser) Backend {
+	return Backend{Endpoint: &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}}
+}
+
+const secret = "s3cr3t"
 
 func listen(t *testing.T, r Resolver) *Proxy {
 	t.Helper()
-	p, err := Listen(Config{Resolver: r})
+	p, err := Listen(Config{Resolver: r, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,57 +100,95 @@ func evaluate(t *testing.T, c *cdp.Conn, session, expr string) string {
 }
 
 func TestJSONEndpointsAreRewrittenToTheProxy(t *testing.T) {
-	b := browser(t)
-	p := listen(t, static(backendOf(b)))
-	own := strconv.Itoa(b.Port)
-
-	var version map[string]string
-	getJSON(t, p.Endpoint()+"/json/version", &version)
-	wantWS := fmt.Sprintf("ws://127.0.0.1:%d%s", p.Port(), b.WSPath)
-	if version["webSocketDebuggerUrl"] != wantWS {
-		t.Fatalf("webSocketDebuggerUrl = %q, want %q", version["webSocketDebuggerUrl"], wantWS)
-	}
-	// Playwright asks with a trailing slash, and clients may say localhost.
-	getJSON(t, fmt.Sprintf("http://localhost:%d/json/version/", p.Port()), &version)
-	if !strings.HasPrefix(version["webSocketDebuggerUrl"], fmt.Sprintf("ws://localhost:%d/", p.Port())) {
-		t.Fatalf("webSocketDebuggerUrl for a localhost client = %q", version["webSocketDebuggerUrl"])
-	}
-
-	var list []map[string]string
-	getJSON(t, p.Endpoint()+"/json/list", &list)
-	if len(list) == 0 {
-		t.Fatal("no targets")
-	}
-	for _, target := range list {
-		for _, f := range []string{"webSocketDebuggerUrl", "devtoolsFrontendUrl"} {
-			if strings.Contains(target[f], ":"+own) || !strings.Contains(target[f], strconv.Itoa(p.Port())) {
-				t.Errorf("%s = %q leaks the browser's port %s", f, target[f], own)
+	port := testbrowser.Launch(t, "")
+	for _, tc := range []struct {
+		name    string
+		backend Backend
+		leak    string // a port that must not show
+	}{
+		{"a browser on its pipe", backendOf(browser(t)), ""},
+		{"a browser on a port", portBackend(port), ":" + strconv.Itoa(port.Port)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := listen(t, static(tc.backend))
+			prefix := fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/", p.Port(), secret)
+			var version map[string]string
+			getJSON(t, p.Endpoint()+"/json/version", &version)
+			if !strings.HasPrefix(version["webSocketDebuggerUrl"], prefix+"browser") || !strings.Contains(version["Browser"], "Chrome") {
+				t.Fatalf("/json/version = %v", version)
 			}
-		}
-	}
+			// Playwright asks with a trailing slash, and clients may say localhost.
+			getJSON(t, fmt.Sprintf("http://localhost:%d/%s/json/version/", p.Port(), secret), &version)
+			if !strings.HasPrefix(version["webSocketDebuggerUrl"], fmt.Sprintf("ws://localhost:%d/%s/", p.Port(), secret)) {
+				t.Fatalf("webSocketDebuggerUrl for a localhost client = %q", version["webSocketDebuggerUrl"])
+			}
 
-	// /json/new needs PUT; the proxy keeps the method.
-	req, _ := http.NewRequest(http.MethodPut, p.Endpoint()+"/json/new?about:blank", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var created map[string]string
-	json.NewDecoder(resp.Body).Decode(&created)
-	resp.Body.Close()
-	if !strings.Contains(created["webSocketDebuggerUrl"], strconv.Itoa(p.Port())) {
-		t.Fatalf("/json/new answer not rewritten: %v", created)
+			var list []map[string]string
+			getJSON(t, p.Endpoint()+"/json/list", &list)
+			if len(list) == 0 {
+				t.Fatal("no targets")
+			}
+			for _, target := range list {
+				if !strings.HasPrefix(target["webSocketDebuggerUrl"], prefix+"page/") || !strings.Contains(target["devtoolsFrontendUrl"], fmt.Sprintf("127.0.0.1:%d/%s/devtools/page/", p.Port(), secret)) {
+					t.Errorf("not through the proxy: %v", target)
+				}
+				for _, f := range []string{"webSocketDebuggerUrl", "devtoolsFrontendUrl"} {
+					if tc.leak != "" && strings.Contains(target[f], tc.leak) {
+						t.Errorf("%s = %q leaks the browser's port", f, target[f])
+					}
+				}
+			}
+
+			// /json/new needs PUT; the proxy keeps the method.
+			req, _ := http.NewRequest(http.MethodPut, p.Endpoint()+"/json/new?about:blank", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created map[string]string
+			json.NewDecoder(resp.Body).Decode(&created)
+			resp.Body.Close()
+			if !strings.HasPrefix(created["webSocketDebuggerUrl"], prefix+"page/") {
+				t.Fatalf("/json/new answer: %v", created)
+			}
+			c, err := cdp.Dial(context.Background(), created["webSocketDebuggerUrl"], nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if got := evaluate(t, c, "", "location.href"); got != `"about:blank"` {
+				t.Fatalf("the new page: %s", got)
+			}
+			resp, err = http.Get(p.Endpoint() + "/json/close/" + created["id"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("/json/close: %s", resp.Status)
+			}
+		})
 	}
 }
 
 func TestWebSocketsThroughTheProxy(t *testing.T) {
-	b := browser(t)
-	p := listen(t, static(backendOf(b)))
-	ctx := context.Background()
+	port := testbrowser.Launch(t, "")
+	for _, tc := range []struct {
+		name    string
+		backend Backend
+	}{
+		{"a browser on its pipe", backendOf(browser(t))},
+		{"a browser on a port", portBackend(port)},
+	} {
+		t.Run(tc.name, func(t *testing.T) { webSocketsThrough(t, listen(t, static(tc.backend))) })
+	}
+}
 
+func webSocketsThrough(t *testing.T, p *Proxy) {
+	ctx := context.Background()
 	// A browser endpoint with a guid from an earlier browser, or none, reaches the current one.
-	for _, path := range []string{"/devtools/browser/00000000-old0-guid-0000-000000000000", "/devtools/browser", b.WSPath} {
-		c, err := cdp.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d%s", p.Port(), path), nil)
+	for _, path := range []string{"/devtools/browser/00000000-old0-guid-0000-000000000000", "/devtools/browser"} {
+		c, err := cdp.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/%s%s", p.Port(), secret, path), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -286,24 +343,24 @@ func TestDropConnectionsWhileAClientConnects(t *testing.T) {
 	}
 }
 
-// gate is a Filter whose Bridge waits for the test, then fails as a view
+// gate is a Filter whose Policy waits for the test, then fails as a view
 // whose browser went away does.
 type gate struct{ entered, release chan struct{} }
 
 func (g gate) Visible(context.Context) ([]string, error) { return nil, nil }
 func (g gate) Refusal(string) string                     { return "" }
-func (g gate) Bridge(context.Context, string) (cdpbridge.Options, error) {
+func (g gate) Policy(context.Context, string) (cdp.Policy, error) {
 	close(g.entered)
 	<-g.release
-	return cdpbridge.Options{}, errors.New("the view's browser is gone")
+	return nil, errors.New("the view's browser is gone")
 }
 
 func TestAClientConnectingDuringASwitchReachesTheNewBackend(t *testing.T) {
 	// A filtered backend is being replaced while a client is set up on it
 	// (Tier 2 switching ports): the client lands on the new backend, as one
 	// that came a moment later, instead of getting the old one's error.
-	next := backendOf(testbrowser.Launch(t, "data:text/html,<title>new-backend</title>"))
-	old := backendOf(browser(t))
+	next := portBackend(testbrowser.Launch(t, "data:text/html,<title>new-backend</title>"))
+	old := portBackend(testbrowser.Launch(t, ""))
 	g := gate{entered: make(chan struct{}), release: make(chan struct{})}
 	old.Filter = g
 	var current atomic.Pointer[Backend]
@@ -334,39 +391,6 @@ func TestAClientConnectingDuringASwitchReachesTheNewBackend(t *testing.T) {
 	}
 }
 
-func TestGetJSON(t *testing.T) {
-	var conns atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/json/version" || r.URL.RawQuery != "token=t" || r.Header.Get("Authorization") != "Bearer b" {
-			http.Error(w, "wrong request "+r.URL.String(), http.StatusForbidden)
-			return
-		}
-		fmt.Fprint(w, `{"Browser":"Chrome/1"}`)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	b := Backend{Addr: strings.TrimPrefix(srv.URL, "http://"), Query: "token=t", Header: http.Header{"Authorization": {"Bearer b"}}}
-	for range 5 {
-		var v struct{ Browser string }
-		if err := b.GetJSON(context.Background(), "/json/version", &v); err != nil || v.Browser != "Chrome/1" {
-			t.Fatalf("GetJSON: %+v %v", v, err)
-		}
-	}
-	// The browser keeps connections alive: requests must reuse them, not
-	// leave one open per request.
-	if n := conns.Load(); n != 1 {
-		t.Fatalf("%d connections for 5 requests", n)
-	}
-	if err := b.GetJSON(context.Background(), "/json/nothing", new(any)); err == nil {
-		t.Fatal("GetJSON on a 403 succeeded")
-	}
-}
-
 // rawRequest sends a request with exactly the given head, so that Host and
 // Origin can be anything.
 func rawRequest(t *testing.T, port int, head string) (int, string) {
@@ -394,17 +418,26 @@ func TestRefusals(t *testing.T) {
 		return Backend{}, errors.New("must not be reached")
 	}))
 	upgrade := "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-	for _, tc := range []struct{ name, head, want string }{
-		{"rebinding Host", "GET /json/version HTTP/1.1\r\nHost: attacker.example:%d\r\n\r\n", "refused Host"},
-		{"LAN address Host", "GET /json/version HTTP/1.1\r\nHost: 192.168.1.5:%d\r\n\r\n", "refused Host"},
-		{"foreign Origin on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: https://attacker.example\r\n" + upgrade + "\r\n", "refused Origin"},
-		{"localhost page Origin", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n" + upgrade + "\r\n", "refused Origin"},
-		{"foreign Origin on /json", "GET /json/list HTTP/1.1\r\nHost: localhost:%d\r\nOrigin: https://attacker.example\r\n\r\n", "refused Origin"},
+	for _, tc := range []struct {
+		name, head string
+		status     int
+		want       string
+	}{
+		{"rebinding Host", "GET /" + secret + "/json/version HTTP/1.1\r\nHost: attacker.example:%d\r\n\r\n", 403, "refused Host"},
+		{"LAN address Host", "GET /" + secret + "/json/version HTTP/1.1\r\nHost: 192.168.1.5:%d\r\n\r\n", 403, "refused Host"},
+		{"foreign Origin on a WebSocket", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: https://attacker.example\r\n" + upgrade + "\r\n", 403, "refused Origin"},
+		{"localhost page Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n" + upgrade + "\r\n", 403, "refused Origin"},
+		{"DevTools' Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: devtools://devtools\r\n" + upgrade + "\r\n", 403, "refused Origin"},
+		{"foreign Origin on /json", "GET /" + secret + "/json/list HTTP/1.1\r\nHost: localhost:%d\r\nOrigin: https://attacker.example\r\n\r\n", 403, "refused Origin"},
+		{"no secret", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "--proxy-auth off"},
+		{"no secret on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" + upgrade + "\r\n", 401, "needs the coordinator's secret"},
+		{"a wrong secret", "GET /s3cr3u/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
+		{"the secret's prefix", "GET /s3cr/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body := rawRequest(t, p.Port(), fmt.Sprintf(tc.head, p.Port()))
-			if code != http.StatusForbidden || !strings.Contains(body, tc.want) {
-				t.Fatalf("got %d %q; want 403 with %q", code, body, tc.want)
+			if code != tc.status || !strings.Contains(body, tc.want) {
+				t.Fatalf("got %d %q; want %d with %q", code, body, tc.status, tc.want)
 			}
 		})
 	}
@@ -412,7 +445,7 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("refused requests reached the backend resolver %d times (a refusal must not launch a browser)", n)
 	}
 	// The proxy's own origin is allowed (the DevTools frontend it serves).
-	code, _ := rawRequest(t, p.Port(), fmt.Sprintf("GET /json/version HTTP/1.1\r\nHost: [::1]:%d\r\nOrigin: http://127.0.0.1:%d\r\n\r\n", p.Port(), p.Port()))
+	code, _ := rawRequest(t, p.Port(), fmt.Sprintf("GET /%s/json/version HTTP/1.1\r\nHost: [::1]:%d\r\nOrigin: http://127.0.0.1:%d\r\n\r\n", secret, p.Port(), p.Port()))
 	if code != http.StatusBadGateway {
 		t.Fatalf("own origin: got %d, want the resolver's 502", code)
 	}
@@ -436,7 +469,7 @@ func TestNoBrowserIsA502WithTheReason(t *testing.T) {
 		t.Fatalf("WebSocket without a browser: %v %v", err, resp)
 	}
 	// A backend whose browser is gone.
-	dead := listen(t, static(Backend{Addr: "127.0.0.1:1", WSPath: "/devtools/browser/x"}))
+	dead := listen(t, static(Backend{Endpoint: &cdp.Endpoint{Addr: "127.0.0.1:1", WSPath: "/devtools/browser/x"}}))
 	resp, err = http.Get(dead.Endpoint() + "/json/version")
 	if err != nil {
 		t.Fatal(err)
@@ -468,17 +501,17 @@ func TestUnknownPath(t *testing.T) {
 }
 
 func TestRewriteURLs(t *testing.T) {
-	to := "localhost:41000"
+	to := "localhost:41000/sec"
 	for _, tc := range []struct{ name, in, want string }{
 		{"version",
 			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/browser/g"}`,
-			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://localhost:41000/devtools/browser/g"}`},
+			`{"Browser":"Chrome/156","webSocketDebuggerUrl":"ws://localhost:41000/sec/devtools/browser/g"}`},
 		{"list, page URL untouched",
 			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=127.0.0.1:9222/devtools/page/A","webSocketDebuggerUrl":"ws://127.0.0.1:9222/devtools/page/A"},{"type":"worker"}]`,
-			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/devtools/inspector.html?ws=localhost:41000/devtools/page/A","webSocketDebuggerUrl":"ws://localhost:41000/devtools/page/A"},{"type":"worker"}]`},
+			`[{"url":"http://127.0.0.1:9222/x","devtoolsFrontendUrl":"/sec/devtools/inspector.html?ws=localhost:41000/sec/devtools/page/A","webSocketDebuggerUrl":"ws://localhost:41000/sec/devtools/page/A"},{"type":"worker"}]`},
 		{"a service that names another host, TLS and a token",
 			`{"webSocketDebuggerUrl":"wss://0.0.0.0:3000/devtools/browser/g?token=secret","devtoolsFrontendUrl":"https://x/inspector.html?experiments=true&wss=0.0.0.0:3000/devtools/page/P"}`,
-			`{"webSocketDebuggerUrl":"ws://localhost:41000/devtools/browser/g","devtoolsFrontendUrl":"https://x/inspector.html?experiments=true&ws=localhost:41000/devtools/page/P"}`},
+			`{"webSocketDebuggerUrl":"ws://localhost:41000/sec/devtools/browser/g","devtoolsFrontendUrl":"https://x/inspector.html?experiments=true&ws=localhost:41000/sec/devtools/page/P"}`},
 		{"not JSON", `Using unsafe HTTP verb GET`, `Using unsafe HTTP verb GET`},
 		{"empty list", `[]`, `[]`},
 	} {
@@ -499,24 +532,24 @@ func TestOnlyTargets(t *testing.T) {
 }
 
 func TestRequestTarget(t *testing.T) {
-	b := Backend{Query: "token=s"}
+	b := cdp.Endpoint{Query: "token=s"}
 	for _, tc := range []struct{ path, client, wantPath, wantQuery string }{
 		{"/json/version", "", "/json/version", "token=s"},
 		{"/devtools/browser/g?token=t", "", "/devtools/browser/g", "token=t"},
 		{"/devtools/page/P", "x=1", "/devtools/page/P", "token=s&x=1"},
 	} {
-		p, q := b.target(tc.path, tc.client)
+		p, q := b.Target(tc.path, tc.client)
 		if p != tc.wantPath || q != tc.wantQuery {
 			t.Errorf("target(%q, %q) = %q %q", tc.path, tc.client, p, q)
 		}
 	}
-	if p, q := (Backend{}).target("/json/list", ""); p != "/json/list" || q != "" {
+	if p, q := (cdp.Endpoint{}).Target("/json/list", ""); p != "/json/list" || q != "" {
 		t.Errorf("no query: %q %q", p, q)
 	}
 }
 
 func TestMapPath(t *testing.T) {
-	b := Backend{WSPath: "/devtools/browser/new"}
+	b := &cdp.Endpoint{WSPath: "/devtools/browser/new"}
 	for in, want := range map[string]string{
 		"/devtools/browser":        "/devtools/browser/new",
 		"/devtools/browser/old":    "/devtools/browser/new",

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
 )
 
@@ -57,17 +58,17 @@ func fakeService(t *testing.T, browserWS string) *httptest.Server {
 }
 
 func TestWebSocketOnlyServiceWithTLSAndToken(t *testing.T) {
-	b := browser(t)
+	b := testbrowser.Launch(t, "")
 	svc := fakeService(t, "ws://"+b.Addr()+b.WSPath)
 	pool := svc.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	backend := Backend{
+	backend := Backend{Endpoint: &cdp.Endpoint{
 		Addr:      strings.TrimPrefix(svc.URL, "https://"),
 		TLS:       true,
 		WSPath:    "/session",
 		Header:    http.Header{"Authorization": {"Bearer k"}},
 		NoHTTP:    true,
-		tlsConfig: &tls.Config{RootCAs: pool},
-	}
+		TLSConfig: &tls.Config{RootCAs: pool},
+	}}
 	p := listen(t, static(backend))
 	ctx := context.Background()
 
@@ -84,7 +85,7 @@ func TestWebSocketOnlyServiceWithTLSAndToken(t *testing.T) {
 			page = target["webSocketDebuggerUrl"]
 		}
 	}
-	if !strings.HasPrefix(page, fmt.Sprintf("ws://127.0.0.1:%d/devtools/page/", p.Port())) {
+	if !strings.HasPrefix(page, fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/page/", p.Port(), secret)) {
 		t.Fatalf("synthesized /json/list = %v", list)
 	}
 
@@ -136,16 +137,16 @@ func TestWebSocketOnlyServiceWithTLSAndToken(t *testing.T) {
 	resp, _ = http.Get(p.Endpoint() + "/json/protocol")
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "WebSocket-only") {
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "a WebSocket only") {
 		t.Fatalf("/json/protocol: %s %s", resp.Status, body)
 	}
 }
 
 func TestServiceRefusesWithoutToken(t *testing.T) {
-	b := browser(t)
+	b := testbrowser.Launch(t, "")
 	svc := fakeService(t, "ws://"+b.Addr()+b.WSPath)
 	pool := svc.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	p := listen(t, static(Backend{Addr: strings.TrimPrefix(svc.URL, "https://"), TLS: true, WSPath: "/session", NoHTTP: true, tlsConfig: &tls.Config{RootCAs: pool}}))
+	p := listen(t, static(Backend{Endpoint: &cdp.Endpoint{Addr: strings.TrimPrefix(svc.URL, "https://"), TLS: true, WSPath: "/session", NoHTTP: true, TLSConfig: &tls.Config{RootCAs: pool}}}))
 	resp, err := http.Get(p.Endpoint() + "/json/version")
 	if err != nil {
 		t.Fatal(err)

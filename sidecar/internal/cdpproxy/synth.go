@@ -8,60 +8,66 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
-// synthesizeJSON answers /json requests for a backend that has only a
-// WebSocket (wss://… of a browser service): over CDP, the way Chromium's own
-// HTTP handler would.
-func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend) {
+// synthesizeJSON answers /json requests over CDP, the way Chromium's own
+// HTTP handler would: for a browser on a pipe (which serves no HTTP) and a
+// WebSocket-only service. conn may be nil for /json/version when product
+// is known.
+func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path string, conn *cdp.Conn, product string) {
 	host := p.proxyHost(r)
-	path := strings.TrimSuffix(r.URL.Path, "/")
-	if path == "/json/version" && b.Product != "" {
-		data, _ := json.Marshal(map[string]string{"Browser": b.Product, "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser"})
-		writeJSON(w, http.StatusOK, data)
-		return
-	}
+	path = strings.TrimSuffix(path, "/")
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	conn, err := b.DialCDP(ctx, nil)
-	if err != nil {
-		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
-		return
-	}
-	defer conn.Close()
 	var body any
+	var err error
 	switch {
 	case path == "/json/version":
-		res, err := conn.Call(ctx, "", "Browser.getVersion", nil)
-		if err != nil {
-			break
+		v := map[string]string{"Browser": product, "Protocol-Version": "1.3", "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser"}
+		if conn != nil {
+			var res json.RawMessage
+			if res, err = conn.Call(ctx, "", "Browser.getVersion", nil); err == nil {
+				var got struct{ ProtocolVersion, Product, Revision, UserAgent, JsVersion string }
+				_ = json.Unmarshal(res, &got)
+				v = map[string]string{
+					"Browser": got.Product, "Protocol-Version": got.ProtocolVersion, "User-Agent": got.UserAgent,
+					"V8-Version": got.JsVersion, "WebKit-Version": got.Revision, "webSocketDebuggerUrl": v["webSocketDebuggerUrl"],
+				}
+			}
 		}
-		var v struct{ ProtocolVersion, Product, UserAgent, JsVersion string }
-		_ = json.Unmarshal(res, &v)
-		body = map[string]string{
-			"Browser": v.Product, "Protocol-Version": v.ProtocolVersion, "User-Agent": v.UserAgent, "V8-Version": v.JsVersion,
-			"webSocketDebuggerUrl": "ws://" + host + "/devtools/browser",
-		}
+		body = v
+	case conn == nil:
+		err = fmt.Errorf("%s needs a connection to the browser", path)
 	case path == "/json" || path == "/json/list":
 		var res json.RawMessage
 		if res, err = conn.Call(ctx, "", "Target.getTargets", nil); err != nil {
 			break
 		}
-		var got struct{ TargetInfos []targetInfo }
+		var got struct{ TargetInfos []cdp.Target }
 		_ = json.Unmarshal(res, &got)
 		list := make([]map[string]string, 0, len(got.TargetInfos))
 		for _, t := range got.TargetInfos {
+			if t.Type == "browser" || t.Type == "tab" {
+				continue // not targets a client connects to by URL
+			}
 			list = append(list, listEntry(t, host))
 		}
 		body = list
 	case path == "/json/new":
+		if r.Method != http.MethodPut {
+			http.Error(w, "browser-coordinator: /json/new needs PUT, as in Chromium", http.StatusMethodNotAllowed)
+			return
+		}
+		u := firstOr(r.URL.RawQuery, "about:blank")
 		var res json.RawMessage
-		if res, err = conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": firstOr(r.URL.RawQuery, "about:blank")}); err != nil {
+		if res, err = conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": u}); err != nil {
 			break
 		}
 		var created struct{ TargetID string }
 		_ = json.Unmarshal(res, &created)
-		body = listEntry(targetInfo{TargetID: created.TargetID, Type: "page", URL: firstOr(r.URL.RawQuery, "about:blank")}, host)
+		body = listEntry(cdp.Target{ID: created.TargetID, Type: "page", URL: u}, host)
 	case strings.HasPrefix(path, "/json/activate/"):
 		if _, err = conn.Call(ctx, "", "Target.activateTarget", map[string]string{"targetId": strings.TrimPrefix(path, "/json/activate/")}); err == nil {
 			fmt.Fprint(w, "Target activated")
@@ -70,8 +76,12 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend
 		if _, err = conn.Call(ctx, "", "Target.closeTarget", map[string]string{"targetId": strings.TrimPrefix(path, "/json/close/")}); err == nil {
 			fmt.Fprint(w, "Target is closing")
 		}
+	case path == "/json/protocol":
+		http.Error(w, "browser-coordinator: /json/protocol is not available: this browser is reached over a pipe or a WebSocket only, and CDP has no command that returns the protocol; "+
+			"see https://chromedevtools.github.io/devtools-protocol/ or the devtools-protocol npm package", http.StatusNotFound)
+		return
 	default:
-		http.Error(w, "browser-coordinator: "+r.URL.Path+" is not available from a WebSocket-only endpoint", http.StatusNotFound)
+		http.Error(w, "browser-coordinator: "+path+" is not a /json endpoint", http.StatusNotFound)
 		return
 	}
 	switch {
@@ -83,18 +93,12 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, b Backend
 	}
 }
 
-type targetInfo struct {
-	TargetID string `json:"targetId"`
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	URL      string `json:"url"`
-}
-
-func listEntry(t targetInfo, host string) map[string]string {
+// listEntry is a /json/list entry for t, reached through the proxy.
+func listEntry(t cdp.Target, host string) map[string]string {
 	return map[string]string{
-		"description": "", "id": t.TargetID, "title": t.Title, "type": t.Type, "url": t.URL,
-		"devtoolsFrontendUrl":  "/devtools/inspector.html?ws=" + host + "/devtools/page/" + t.TargetID,
-		"webSocketDebuggerUrl": "ws://" + host + "/devtools/page/" + t.TargetID,
+		"description": "", "id": t.ID, "title": t.Title, "type": t.Type, "url": t.URL,
+		"devtoolsFrontendUrl":  "devtools://devtools/bundled/inspector.html?ws=" + host + "/devtools/page/" + t.ID,
+		"webSocketDebuggerUrl": "ws://" + host + "/devtools/page/" + t.ID,
 	}
 }
 

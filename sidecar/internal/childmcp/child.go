@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,10 @@ type Config struct {
 	// StopTimeout is how long a child gets to exit after its stdin closes
 	// before its process group is killed; 0 means 3 s.
 	StopTimeout time.Duration
-	Logger      *slog.Logger
+	// Secret, if set, is left out wherever the command line is shown
+	// (status, logs): the CDP endpoint in it carries the proxy's secret.
+	Secret string
+	Logger *slog.Logger
 }
 
 // State is where the child is.
@@ -154,7 +158,7 @@ func (c *Child) Capabilities() (mcp.ServerCapabilities, bool) {
 func (c *Child) Status() Status {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Status{Command: quote(c.cfg.Command), State: c.state, Tools: len(c.tools), Restarts: c.restarts, LastError: c.lastErr}
+	s := Status{Command: c.shown(), State: c.state, Tools: len(c.tools), Restarts: c.restarts, LastError: c.lastErr}
 	if c.conn != nil && c.state == Running {
 		s.PID = c.conn.proc.pid
 	}
@@ -296,7 +300,7 @@ func (c *Child) start(f *flight) {
 		}
 	case err != nil:
 		c.state, c.lastErr = Failed, err.Error()
-		c.log.Error("the child MCP could not start", "command", quote(c.cfg.Command), "err", err)
+		c.log.Error("the child MCP could not start", "command", c.shown(), "err", err)
 	default:
 		c.conn, c.state = conn, Running
 		if !c.ran {
@@ -305,7 +309,7 @@ func (c *Child) start(f *flight) {
 			c.log.Warn("the child MCP lists other tools than at its first start; still serving the first list")
 		}
 		c.ran = true
-		c.log.Info("child MCP running", "command", quote(c.cfg.Command), "pid", conn.proc.pid, "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
+		c.log.Info("child MCP running", "command", c.shown(), "pid", conn.proc.pid, "tools", len(tools), "took", time.Since(began).Round(time.Millisecond))
 		go c.follow(conn)
 	}
 	c.mu.Unlock()
@@ -376,4 +380,13 @@ func (c *Child) Close() error {
 
 func sameNames(a, b []Tool) bool {
 	return slices.EqualFunc(a, b, func(x, y Tool) bool { return x.Name == y.Name })
+}
+
+// shown is the command line for status and logs, the secret left out.
+func (c *Child) shown() string {
+	q := quote(c.cfg.Command)
+	if c.cfg.Secret != "" {
+		q = strings.ReplaceAll(q, c.cfg.Secret, "<secret>")
+	}
+	return q
 }

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
 // attachEndpoint checks --cdp-endpoint and --cdp-header and that the
 // endpoint answers now: attach mode never launches, so a browser that is not
 // there is an error at start (exit 2), not at the agent's first call.
-func (f serveFlags) attachEndpoint(ctx context.Context) (*coordinator.Endpoint, int, bool) {
+func (f serveFlags) attachEndpoint(ctx context.Context) (*coordinator.Source, int, bool) {
 	if f.cdpEndpoint == "" {
 		if len(f.cdpHeaders) > 0 {
 			return nil, fail(os.Stderr, "--cdp-header needs --cdp-endpoint"), false
@@ -36,21 +36,16 @@ func (f serveFlags) attachEndpoint(ctx context.Context) (*coordinator.Endpoint, 
 	}
 	probe, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	_, product, err := coordinator.ProbeEndpoint(probe, f.cdpEndpoint, header)
+	e, err := cdp.Probe(probe, f.cdpEndpoint, header)
 	switch {
-	case errors.Is(err, coordinator.ErrUnreachable):
+	case errors.Is(err, cdp.ErrUnreachable):
 		fmt.Fprintf(os.Stderr, "browser-coordinator: %v\nIs the browser running with remote debugging on (--remote-debugging-port), and are the address and headers right?\n", err)
 		return nil, exitUnreachable, false
 	case err != nil:
 		return nil, fail(os.Stderr, "--cdp-endpoint: %v", err), false
 	}
-	fmt.Fprintf(os.Stderr, "browser-coordinator: attaching to %s at %s\n", product, f.cdpEndpoint)
-	return &coordinator.Endpoint{
-		Kind:     state.BackendAttach,
-		URL:      f.cdpEndpoint,
-		Header:   header,
-		Describe: "the browser at " + coordinator.Redact(f.cdpEndpoint),
-	}, 0, true
+	fmt.Fprintf(os.Stderr, "browser-coordinator: attaching to %s at %s\n", e.Product, cdp.Redact(f.cdpEndpoint))
+	return coordinator.AttachSource(f.cdpEndpoint, header), 0, true
 }
 
 // parseHeaders reads 'Name: value' headers.

@@ -39,6 +39,7 @@ type serveFlags struct {
 	// insecureNoToken serves HTTP without a token (an embedder that owns
 	// a single-user machine).
 	insecureNoToken bool
+	proxyAuth       string // on: the CDP endpoint carries the coordinator's secret; off: not
 }
 
 // headerList collects repeated --cdp-header 'Name: value' flags.
@@ -83,6 +84,7 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.transport, "transport", "stdio", "MCP transport: stdio, or http (streamable HTTP at /mcp and SSE at /sse)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8931", "with --transport http: the address to listen on")
 	fs.StringVar(&f.token, "token", "", "with --transport http: the bearer token clients must send (default $BROWSER_COORDINATOR_TOKEN, else one kept in the state folder's http-token)")
+	fs.StringVar(&f.proxyAuth, "proxy-auth", "on", "on: the CDP endpoint carries the coordinator's secret in its path (wrap and --mcp fill it in); off: a plain http://127.0.0.1:PORT for hand-written setups (any local program can use it)")
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
@@ -105,6 +107,9 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 	}
 	if f.transport != "stdio" && f.transport != "http" {
 		return o, fmt.Errorf("--transport must be stdio or http, got %q", f.transport)
+	}
+	if f.proxyAuth != "on" && f.proxyAuth != "off" {
+		return o, fmt.Errorf("--proxy-auth must be on or off, got %q", f.proxyAuth)
 	}
 	if err := f.checkTransport(); err != nil {
 		return o, err
@@ -149,10 +154,11 @@ func runServe(args []string) int {
 	}
 	stateDir := state.DefaultDir(f.stateDir)
 	c, err := coordinator.New(coordinator.Config{
-		Options:   opts,
-		StateDir:  stateDir,
-		ProxyPort: f.proxyPort,
-		Logger:    log,
+		Options:       opts,
+		StateDir:      stateDir,
+		ProxyPort:     f.proxyPort,
+		NoProxySecret: f.proxyAuth == "off",
+		Logger:        log,
 	})
 	if errors.Is(err, cdpproxy.ErrPortInUse) {
 		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
@@ -163,7 +169,7 @@ func runServe(args []string) int {
 	}
 	c.Proxy().SetControl(control.Handler(c, c.Token()))
 	if attach != nil {
-		c.SetEndpoint(attach)
+		c.SetSource(attach)
 	}
 	defer func() {
 		done := make(chan struct{})

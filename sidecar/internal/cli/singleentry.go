@@ -19,9 +19,9 @@ import (
 // starts in the background: srv answers initialize at once and its first
 // tools/list waits for the child's tools.
 func startSingleEntry(srv *server.MCPServer, c *coordinator.Coordinator, child []string, log *slog.Logger) io.Closer {
-	st := c.Status()
 	ch := childmcp.New(childmcp.Config{
-		Command: childmcp.CommandLine(child, state.File{ProxyPort: st.ProxyPort, CDPEndpoint: st.CDPEndpoint, WSEndpoint: st.WSEndpoint}),
+		Command: childmcp.CommandLine(child, state.File{ProxyPort: c.Proxy().Port(), ProxySecret: c.Proxy().Secret()}),
+		Secret:  c.Proxy().Secret(),
 		Logger:  log,
 	})
 	p := childmcp.Serve(srv, ch, func(ctx context.Context) error {

@@ -34,7 +34,7 @@ func startWith(t *testing.T, browserPath string) (*coordinator.Coordinator, Clie
 	}
 	t.Cleanup(func() { c.Close() })
 	c.Proxy().SetControl(Handler(c, c.Token()))
-	return c, Client{Endpoint: c.Proxy().Endpoint(), Token: c.Token()}
+	return c, Client{Endpoint: c.Proxy().Base(), Token: c.Token()}
 }
 
 func raw(t *testing.T, method, url, token, body string) (int, string) {

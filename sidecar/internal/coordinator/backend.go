@@ -2,110 +2,241 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
-// backend is what the proxy talks to now: a browser the coordinator
-// launched (Tier 1), or a connection to one it did not start (Tier 2, attach).
-type backend struct {
-	kind     string // state.BackendTier1, BackendTier2, BackendAttach
-	proxy    cdpproxy.Backend
-	browser  *launcher.Browser // Tier 1: the process, ours to stop
-	info     state.Browser
-	launched Options         // Tier 1: what it was launched with
-	pages    Pages           // tabs and the page in front
-	done     <-chan struct{} // closed when it goes away on its own
-	describe string          // for messages: "chromium (pid 42)", "VS Code's CDP port 41234"
+// Launcher starts browsers. The real one is package launcher; the state
+// machine's tests give a fake.
+type Launcher interface {
+	Launch(ctx context.Context, o LaunchOptions) (Launched, error)
 }
 
-// owned reports whether stopping this backend stops a browser process.
-func (b *backend) owned() bool { return b.browser != nil }
-
-// shutdown ends the backend: a launched browser is stopped, an external one
-// is only let go.
-func (b *backend) shutdown(ctx context.Context) {
-	if b.pages != nil {
-		b.pages.Shutdown()
-	}
-	if b.browser != nil {
-		_ = b.browser.Stop(ctx)
-	}
+// LaunchOptions are one launch's, resolved.
+type LaunchOptions struct {
+	Exe                        browsers.Browser
+	Options                    Options
+	ProfileRoot                string
+	LaunchTimeout, StopTimeout time.Duration
+	Logger                     *slog.Logger
 }
+
+// Launched is a browser the coordinator started.
+type Launched interface {
+	PID() int
+	Product() string
+	// Conn is the coordinator's connection to it (nil for a fake).
+	Conn() *cdp.Conn
+	// Done is closed once the browser has exited and been reaped.
+	Done() <-chan struct{}
+	ExitErr() error
+	// Stop closes it (gracefully, then by force), waits until it is reaped
+	// and removes a temporary profile.
+	Stop(ctx context.Context) error
+}
+
+// systemLauncher is package launcher.
+type systemLauncher struct{}
+
+func (systemLauncher) Launch(ctx context.Context, o LaunchOptions) (Launched, error) {
+	b, err := launcher.Launch(ctx, launcher.Options{
+		Path:          o.Exe.Path,
+		Headless:      o.Options.Headless,
+		UserDataDir:   o.Options.UserDataDir,
+		ProfileRoot:   o.ProfileRoot,
+		URL:           o.Options.URL,
+		LaunchTimeout: o.LaunchTimeout,
+		StopTimeout:   o.StopTimeout,
+		Logger:        o.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return launched{b}, nil
+}
+
+type launched struct{ b *launcher.Browser }
+
+func (l launched) PID() int                       { return l.b.PID }
+func (l launched) Product() string                { return l.b.Product }
+func (l launched) Conn() *cdp.Conn                { return l.b.Conn }
+func (l launched) Done() <-chan struct{}          { return l.b.Done() }
+func (l launched) ExitErr() error                 { return l.b.ExitErr() }
+func (l launched) Stop(ctx context.Context) error { return l.b.Stop(ctx) }
+
+// Source is a browser the coordinator fronts instead of launching one.
+type Source struct {
+	Kind     string // state.BackendTier2, BackendAttach, BackendEveryday
+	Key      string // the same Key is the same source (SetSource changes nothing)
+	Describe string // for status and messages: "VS Code's CDP port 41234"
+	Hint     string // ends a refusal of options it cannot have (what to do instead)
+	// Connector connects to it.
+	Connector Connector
+	// Fallback: when it does not answer (ErrUnreachable), launch a browser
+	// instead (VS Code quit), and say so with a FellBack event.
+	Fallback bool
+}
+
+// Connector connects to a browser the coordinator did not start.
+type Connector interface {
+	Connect(ctx context.Context) (*Connection, error)
+}
+
+// Connection is a connected browser the coordinator did not start: a
+// connection the coordinator holds (Conn: every proxy client gets a session
+// of its own on it), or a browser reached over TCP (Endpoint: every client
+// gets a connection of its own, through Filter if set).
+type Connection struct {
+	Conn     *cdp.Conn
+	Product  string // with Conn: the browser's name, for /json/version
+	Endpoint *cdp.Endpoint
+	Filter   cdpproxy.Filter
+	Pages    Pages           // the tab tools and currentUrl; nil: none
+	Browser  state.Browser   // for status
+	Done     <-chan struct{} // closed when it goes away
+	Close    func()          // lets go of it (never stops the browser)
+}
+
+// ErrUnreachable marks a source that does not answer.
+var ErrUnreachable = cdp.ErrUnreachable
 
 // Pages is what the tab tools and currentUrl work on: the coordinator's own
-// page follower for launched and attached browsers, VS Code's browser view
-// in Tier 2.
+// tab follower, VS Code's browser view in Tier 2.
 type Pages interface {
 	Tabs(ctx context.Context) ([]Tab, error)
 	Open(ctx context.Context, url string, focus bool) (Tab, error)
 	Focus(ctx context.Context, id string) (Tab, error)
 	Close(ctx context.Context, id string) error
 	CurrentURL() string
-	// Lost is closed when the connection to the browser ends.
-	Lost() <-chan struct{}
+	// Changed is closed at the next change of the tabs or the page in front.
+	Changed() <-chan struct{}
 	Shutdown()
 }
 
-// Endpoint is a browser the coordinator uses instead of launching one: VS
-// Code's own CDP port (Tier 2) or an endpoint given with --cdp-endpoint.
-type Endpoint struct {
-	Kind     string      // state.BackendTier2 or state.BackendAttach
-	URL      string      // http(s)://host:port[/...] or ws(s)://host:port/path
-	Header   http.Header // sent with every request (a service's token)
-	Describe string      // for status and messages: "VS Code's CDP port 41234"
-	// View, if set, narrows what clients see (Tier 2) and provides the tabs.
-	View func(ctx context.Context, b cdpproxy.Backend, onChange func()) (cdpproxy.Filter, Pages, error)
-	// OnUnreachable, if set, is called when a need finds the endpoint gone;
-	// the coordinator then launches a browser of its own instead (Tier 2
-	// falls back to Tier 1 when VS Code quits).
-	OnUnreachable func(error)
+// backend is what the proxy talks to now: a browser the coordinator
+// launched, or a connection to one it did not start. It owns what it runs:
+// shutdown cancels its context and ends it.
+type backend struct {
+	kind     string
+	proxy    cdpproxy.Backend
+	browser  Launched // a launched browser, ours to stop; nil otherwise
+	conn     *Connection
+	info     state.Browser
+	launched Options // what a launched browser was started with
+	pages    Pages
+	describe string // for messages: "chromium (pid 42)", "VS Code's CDP port 41234"
+
+	done    chan struct{} // closed when it goes away (on its own or not)
+	ended   chan struct{} // closed by shutdown: gone on purpose
+	cancel  context.CancelFunc
+	endOnce sync.Once
+	watch   sync.WaitGroup // the goroutine that closes done
 }
 
-// launchBackend starts a browser (Tier 1); it lives until ctx ends or it is stopped.
+// owned reports whether stopping this backend stops a browser process.
+func (b *backend) owned() bool { return b.browser != nil }
+
+// gone says why the backend went away on its own.
+func (b *backend) gone() error {
+	if b.owned() {
+		// The pipe breaks as the browser dies: give the exit a moment to be
+		// reaped, so that the reason is the real one.
+		select {
+		case <-b.browser.Done():
+			return fmt.Errorf("the browser exited on its own (%v); the next need launches it again", b.browser.ExitErr())
+		case <-time.After(time.Second):
+			return errors.New("the connection to the browser broke; the next need launches it again")
+		}
+	}
+	return fmt.Errorf("lost the connection to %s; the next need reconnects", b.describe)
+}
+
+// watchUntil closes done when gone or also closes (a nil channel never
+// does), or when shutdown ends the backend; the goroutine is the backend's.
+func (b *backend) watchUntil(gone, also <-chan struct{}) {
+	b.done, b.ended = make(chan struct{}), make(chan struct{})
+	b.watch.Add(1)
+	go func() {
+		defer b.watch.Done()
+		defer close(b.done)
+		select {
+		case <-gone:
+		case <-also:
+		case <-b.ended:
+		}
+	}()
+}
+
+// shutdown ends the backend: a launched browser is stopped, an external one
+// is only let go. Safe to call twice.
+func (b *backend) shutdown(ctx context.Context) {
+	b.endOnce.Do(func() {
+		close(b.ended)
+		if b.pages != nil {
+			b.pages.Shutdown()
+		}
+		if b.browser != nil {
+			_ = b.browser.Stop(ctx)
+		}
+		if b.conn != nil && b.conn.Close != nil {
+			b.conn.Close()
+		}
+		b.cancel()
+		b.watch.Wait()
+	})
+}
+
+// launchBackend starts a browser; it lives until it is shut down.
 func (c *Coordinator) launchBackend(ctx context.Context, o Options) (*backend, error) {
 	start := time.Now()
 	exe, err := c.resolve(o)
 	if err != nil {
 		return nil, err
 	}
-	b, err := launcher.Launch(ctx, launcher.Options{
-		Path:          exe.Path,
-		Headless:      o.Headless,
-		UserDataDir:   o.UserDataDir,
-		ProfileRoot:   c.profileRoot(),
-		URL:           o.URL,
-		LaunchTimeout: c.cfg.LaunchTimeout,
-		StopTimeout:   c.cfg.StopTimeout,
-		Logger:        c.log,
-	})
-	if err != nil {
+	life, cancel := context.WithCancel(c.ctx)
+	stopOnCancel := context.AfterFunc(ctx, cancel) // a start taken back ends its browser
+	br, err := c.launch.Launch(life, LaunchOptions{Exe: exe, Options: o, ProfileRoot: c.profileRoot(), LaunchTimeout: c.cfg.LaunchTimeout, StopTimeout: c.cfg.StopTimeout, Logger: c.log})
+	if err != nil || !stopOnCancel() {
+		cancel()
+		if err == nil {
+			_ = br.Stop(context.Background())
+			err = ctx.Err()
+		}
 		return nil, err
 	}
-	version := productVersion(b.Product)
-	c.log.Info("browser running", "type", exe.Type, "version", version, "pid", b.PID, "took", time.Since(start).Round(time.Millisecond))
-	pb := cdpproxy.Backend{Addr: b.Addr(), WSPath: b.WSPath}
-	return &backend{
+	version := productVersion(br.Product())
+	c.log.Info("browser running", "type", exe.Type, "version", version, "pid", br.PID(), "took", time.Since(start).Round(time.Millisecond))
+	b := &backend{
 		kind:     state.BackendTier1,
-		proxy:    pb,
-		browser:  b,
-		info:     state.Browser{Type: string(exe.Type), Path: exe.Path, Version: version, PID: b.PID, Headless: o.Headless},
+		browser:  br,
+		info:     state.Browser{Type: string(exe.Type), Path: exe.Path, Version: version, PID: br.PID(), Headless: o.Headless},
 		launched: o,
-		pages:    followPages(c.ctx, pb, c.publishSoon, false),
-		done:     b.Done(),
-		describe: fmt.Sprintf("%s (pid %d)", exe.Type, b.PID),
-	}, nil
+		describe: fmt.Sprintf("%s (pid %d)", exe.Type, br.PID()),
+		cancel:   cancel,
+	}
+	var connDone <-chan struct{}
+	if conn := br.Conn(); conn != nil {
+		b.proxy = cdpproxy.Backend{Conn: conn, Product: br.Product()}
+		b.pages = followPages(life, conn, nil, false)
+		connDone = conn.Done()
+	}
+	b.watchUntil(br.Done(), connDone)
+	return b, nil
 }
+
+// ProductVersion turns "HeadlessChrome/156.0.8078.79" into "156.0.8078.79".
+func ProductVersion(product string) string { return productVersion(product) }
 
 // productVersion turns "HeadlessChrome/156.0.8078.79" into "156.0.8078.79".
 func productVersion(product string) string {
@@ -115,113 +246,57 @@ func productVersion(product string) string {
 	return product
 }
 
-// ErrUnreachable marks an endpoint that does not answer.
-var ErrUnreachable = errors.New("CDP endpoint unreachable")
-
-// connectBackend connects to an existing browser (Tier 2, attach).
-func (c *Coordinator) connectBackend(ctx context.Context, e *Endpoint) (*backend, error) {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	pb, product, err := ProbeEndpoint(ctx, e.URL, e.Header)
+// connectBackend connects to a source's browser.
+func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend, error) {
+	ctx, cancelConnect := context.WithTimeout(ctx, 15*time.Second)
+	defer cancelConnect()
+	conn, err := src.Connector.Connect(ctx)
 	if err != nil {
 		return nil, err
 	}
+	_, cancel := context.WithCancel(c.ctx)
 	b := &backend{
-		kind:     e.Kind,
-		proxy:    pb,
-		info:     state.Browser{Type: e.Kind, Path: Redact(e.URL), Version: productVersion(product)},
-		describe: e.Describe,
+		kind:     src.Kind,
+		proxy:    cdpproxy.Backend{Conn: conn.Conn, Product: conn.Product, Endpoint: conn.Endpoint, Filter: conn.Filter},
+		conn:     conn,
+		info:     conn.Browser,
+		pages:    conn.Pages,
+		describe: src.Describe,
+		cancel:   cancel,
 	}
-	if e.View != nil {
-		filter, pages, err := e.View(ctx, pb, c.publishSoon)
-		if err != nil {
-			return nil, err
-		}
-		b.proxy.Filter, b.pages = filter, pages
-	} else {
-		// A WebSocket-only endpoint is often a service that starts a browser
-		// for every connection: follow its pages only when a tab tool asks.
-		b.pages = followPages(c.ctx, pb, c.publishSoon, pb.NoHTTP)
-	}
-	b.done = b.pages.Lost()
-	c.log.Info("connected to an existing browser", "backend", e.Kind, "endpoint", Redact(e.URL), "browser", product)
+	b.watchUntil(conn.Done, nil)
+	c.log.Info("connected to a browser", "backend", src.Kind, "browser", src.Describe, "product", conn.Browser.Version)
 	return b, nil
 }
 
-// ProbeEndpoint checks that an endpoint answers and says how to reach it:
-// an http(s) endpoint through /json/version, a ws(s) endpoint by opening it.
-func ProbeEndpoint(ctx context.Context, endpoint string, header http.Header) (cdpproxy.Backend, string, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return cdpproxy.Backend{}, "", fmt.Errorf("%q is not a CDP endpoint URL: use http(s)://HOST:PORT or ws(s)://HOST:PORT/PATH", endpoint)
+// AttachSource fronts an existing browser at endpoint (http(s) or ws(s)),
+// sending header with every request.
+func AttachSource(endpoint string, header http.Header) *Source {
+	return &Source{
+		Kind:      state.BackendAttach,
+		Key:       "attach " + endpoint,
+		Describe:  "the browser at " + cdp.Redact(endpoint),
+		Connector: attachConnector{url: endpoint, header: header},
 	}
-	b := cdpproxy.Backend{Addr: hostPort(u), Header: header, Query: u.RawQuery}
-	switch u.Scheme {
-	case "http", "https":
-		b.TLS = u.Scheme == "https"
-		var v struct {
-			Browser string `json:"Browser"`
-			WS      string `json:"webSocketDebuggerUrl"`
-		}
-		if err := b.GetJSON(ctx, strings.TrimSuffix(u.Path, "/")+"/json/version", &v); err != nil {
-			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
-		}
-		ws, err := url.Parse(v.WS)
-		if err != nil || ws.Path == "" {
-			return b, "", fmt.Errorf("%w: %s answered /json/version without a webSocketDebuggerUrl", ErrUnreachable, Redact(endpoint))
-		}
-		// The browser may name an address of its own (0.0.0.0, a container's
-		// name): only its path counts; the address is the one we reach.
-		b.WSPath = ws.RequestURI()
-		return b, v.Browser, nil
-	case "ws", "wss":
-		b.TLS, b.NoHTTP, b.WSPath, b.Query = u.Scheme == "wss", true, u.RequestURI(), ""
-		product, err := probeWS(ctx, b)
-		if err != nil {
-			return b, "", fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
-		}
-		b.Product = product
-		return b, product, nil
-	}
-	return b, "", fmt.Errorf("%q: unsupported scheme %q: use http://, https://, ws:// or wss://", Redact(endpoint), u.Scheme)
 }
 
-func hostPort(u *url.URL) string {
-	if u.Port() != "" {
-		return u.Host
-	}
-	port := "80"
-	if u.Scheme == "https" || u.Scheme == "wss" {
-		port = "443"
-	}
-	return net.JoinHostPort(u.Hostname(), port)
+type attachConnector struct {
+	url    string
+	header http.Header
 }
 
-// probeWS opens a WebSocket-only endpoint and asks for the browser's version.
-func probeWS(ctx context.Context, b cdpproxy.Backend) (string, error) {
-	conn, err := b.DialCDP(ctx, nil)
+func (a attachConnector) Connect(ctx context.Context) (*Connection, error) {
+	e, err := cdp.Probe(ctx, a.url, a.header)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer conn.Close()
-	res, err := conn.Call(ctx, "", "Browser.getVersion", nil)
-	if err != nil {
-		return "", err
-	}
-	var v struct{ Product string }
-	_ = json.Unmarshal(res, &v)
-	return v.Product, nil
-}
-
-// Redact drops credentials (user info, the query) from a URL for logs and status.
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		u.RawQuery = "…"
-	}
-	return u.String()
+	// A WebSocket-only endpoint is often a service that starts a browser
+	// for every connection: follow its pages only when a tab tool asks.
+	pages := followPages(context.Background(), nil, &e, e.NoHTTP)
+	return &Connection{
+		Endpoint: &e,
+		Pages:    pages,
+		Browser:  state.Browser{Type: state.BackendAttach, Path: cdp.Redact(a.url), Version: productVersion(e.Product)},
+		Done:     pages.Lost(),
+	}, nil
 }

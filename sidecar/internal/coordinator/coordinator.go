@@ -6,14 +6,22 @@
 //
 // The browser starts lazily: the first need (a CDP client connecting to the
 // proxy, a launch or tab tool) launches it, and concurrent first needs share
-// that one launch. A browser that exits on its own is noticed (crashed); the
-// next need launches it again with the same options.
+// that one start (a flight). A browser that exits on its own is noticed
+// (crashed); the next need launches it again with the same options.
+//
+// Instead of launching, the coordinator can front a browser it did not start
+// (a Source: VS Code's port, an --cdp-endpoint, the everyday browser),
+// reached through the Source's Connector. Data flows one way: whoever
+// decides the source (the VS Code tier watcher, the command line) calls
+// SetSource; what happens to it (a source that did not answer and was
+// replaced by a launched browser) comes back as an Event.
+//
+// All mutable state is one machine value, changed only through update, which
+// checks the invariants after every change.
 package coordinator
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -27,18 +35,17 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 )
 
 // State is where the browser is in its lifecycle.
 type State string
 
 const (
-	Idle      State = "idle"      // no browser yet; the first need launches one
-	Launching State = "launching" // a launch is under way; needs wait for it
+	Idle      State = "idle"      // no browser yet; the first need starts one
+	Launching State = "launching" // a start is under way; needs wait for it
 	Running   State = "running"   // the browser answers CDP behind the proxy
-	Stopped   State = "stopped"   // stopped on request; the next need launches again
-	Crashed   State = "crashed"   // exited on its own; the next need launches again
+	Stopped   State = "stopped"   // stopped on request; the next need starts one again
+	Crashed   State = "crashed"   // went away on its own; the next need starts one again
 )
 
 // Options are what a launch uses. The zero value launches the first
@@ -56,50 +63,101 @@ type Config struct {
 	Options   Options // what the first launch uses
 	StateDir  string  // where the state file goes (required)
 	Workspace string  // the folder this coordinator serves; "" means the cwd
-	ProxyPort int     // 0 picks a free port
+	// ProxyPort fixes the proxy's port; 0 takes the port this folder's
+	// coordinator had last time when it is free, else a free one.
+	ProxyPort int
+	// NoProxySecret serves the proxy without a secret in its path
+	// (--proxy-auth off).
+	NoProxySecret bool
 	// Detector finds browsers; nil means browsers.System().
 	Detector *browsers.Detector
+	// Launcher starts browsers; nil means the real one (package launcher).
+	Launcher Launcher
 	// LaunchTimeout and StopTimeout tune the launcher; 0 means its defaults.
 	LaunchTimeout, StopTimeout time.Duration
 	Logger                     *slog.Logger
 }
 
-// ErrClosed is returned once the coordinator has shut down.
-var ErrClosed = errors.New("coordinator is shutting down")
+// Errors callers branch on.
+var (
+	// ErrClosed is returned once the coordinator has shut down.
+	ErrClosed = errors.New("coordinator is shutting down")
+	// ErrStopped is what needs waiting on a start get when a stop cancels it.
+	ErrStopped = errors.New("the browser was stopped while it was starting")
+	// errSuperseded: the start a need waited for was replaced (the source
+	// changed); the need joins the next one.
+	errSuperseded = errors.New("the start was replaced by another")
+)
 
 // Coordinator is one running coordinator: a proxy port, a state file, and at
-// most one backend: a browser it launched, or VS Code's or another existing
-// browser it connects to.
+// most one backend.
 type Coordinator struct {
 	cfg       Config
 	log       *slog.Logger
 	detect    *browsers.Detector // without version reading: launch must be fast
+	launch    Launcher
 	proxy     *cdpproxy.Proxy
 	statePath string
 	token     string
 	workspace string
 	started   time.Time
-	ctx       context.Context // lives until Close; browsers launch under it
+	ctx       context.Context // lives until Close; backends live under it
 	cancel    context.CancelFunc
 
-	ops sync.Mutex // serializes launch / stop / restart / mode changes
+	ops sync.Mutex // serializes launch / stop / restart / source changes
 
-	mu       sync.Mutex
-	state    State
-	opts     Options   // what the next launch uses (Tier 1)
-	endpoint *Endpoint // not nil: connect to this browser instead of launching one
-	cur      *backend  // what runs now
-	last     *state.Browser
-	flight   *flight // the start in progress, shared by every need
-	lastErr  error
-	closed   bool
-	launches int // starts so far (tests check the single flight)
-	vscode   *VSCodeStatus
+	mu sync.Mutex
+	m  machine
+
+	events events
 
 	publishMu sync.Mutex    // orders state file writes
 	dirty     chan struct{} // a state file write is wanted (publishSoon)
 
-	ending sync.WaitGroup // backends ending in the background (Close waits)
+	work sync.WaitGroup // flights, backend watchers, backends ending in the background
+}
+
+// machine is everything about the coordinator that changes. Only update
+// changes it.
+type machine struct {
+	state    State
+	cur      *backend // what runs now
+	flight   *flight  // the start in progress, shared by every need
+	opts     Options  // what the next launch uses
+	source   *Source  // nil: launch a browser
+	fallback string   // why the source's browser was replaced by a launched one
+	lastErr  error
+	last     *state.Browser
+	closed   bool
+	launches int // starts so far (tests check the single flight)
+	vscode   *VSCodeStatus
+}
+
+// check is the machine's invariants; a violation is a bug.
+func (m *machine) check() {
+	switch {
+	case (m.state == Running) != (m.cur != nil):
+		panic(fmt.Sprintf("coordinator: state %s with a current backend: %v (Running ⇔ a current backend)", m.state, m.cur != nil))
+	case (m.state == Launching) != (m.flight != nil):
+		panic(fmt.Sprintf("coordinator: state %s with a start in flight: %v (Launching ⇔ a flight)", m.state, m.flight != nil))
+	case m.closed && m.state != Stopped:
+		panic(fmt.Sprintf("coordinator: closed in state %s", m.state))
+	}
+}
+
+// update applies change to the machine and checks the invariants.
+func (c *Coordinator) update(change func(m *machine)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	change(&c.m)
+	c.m.check()
+}
+
+// read returns a copy of the machine.
+func (c *Coordinator) read() machine {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m
 }
 
 // VSCodeStatus says how the coordinator relates to VS Code; the VS Code tier
@@ -117,20 +175,7 @@ type flight struct {
 	done   chan struct{}
 	err    error
 	prev   State              // where a failed start returns to
-	cancel context.CancelFunc // stops the start; nil once it succeeded (the browser lives under its context)
-}
-
-// ErrStopped is what needs waiting on a start get when a stop cancels it.
-var ErrStopped = errors.New("the browser was stopped while it was starting")
-
-// cancelFlight cancels a start in progress: a stop must not wait out a
-// launch that may take up to its timeout.
-func (c *Coordinator) cancelFlight() {
-	c.mu.Lock()
-	if f := c.flight; f != nil && f.cancel != nil {
-		f.cancel()
-	}
-	c.mu.Unlock()
+	cancel context.CancelFunc // stops the start
 }
 
 // New sweeps what dead coordinators left, binds the proxy port and writes the
@@ -151,8 +196,11 @@ func New(cfg Config) (*Coordinator, error) {
 		detect = browsers.System()
 	}
 	fast := *detect
-	fast.Version = nil // /json/version tells the version after launch, for free
-
+	fast.Version = nil // the browser says its version after launch, for free
+	launch := cfg.Launcher
+	if launch == nil {
+		launch = systemLauncher{}
+	}
 	workspace := cfg.Workspace
 	if workspace == "" {
 		workspace, _ = os.Getwd()
@@ -162,20 +210,18 @@ func New(cfg Config) (*Coordinator, error) {
 		cfg:       cfg,
 		log:       log,
 		detect:    &fast,
+		launch:    launch,
 		statePath: state.Path(cfg.StateDir, state.NewInstance()),
 		token:     randomToken(),
 		workspace: workspace,
 		started:   time.Now(),
 		ctx:       ctx,
 		cancel:    cancel,
-		state:     Idle,
-		opts:      cfg.Options,
+		m:         machine{state: Idle, opts: cfg.Options},
 		dirty:     make(chan struct{}, 1),
 	}
-	go c.publisher()
 	c.sweep()
-
-	proxy, err := cdpproxy.Listen(cdpproxy.Config{Port: cfg.ProxyPort, Resolver: c, Logger: log})
+	proxy, err := c.listen()
 	if err != nil {
 		cancel()
 		return nil, err
@@ -186,14 +232,10 @@ func New(cfg Config) (*Coordinator, error) {
 		cancel()
 		return nil, fmt.Errorf("write state file: %w", err)
 	}
-	log.Info("coordinator ready", "proxy", proxy.Endpoint(), "state", c.statePath)
+	c.work.Add(1)
+	go c.publisher()
+	log.Info("coordinator ready", "proxy", proxy.Redacted(), "state", c.statePath)
 	return c, nil
-}
-
-func randomToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 func (c *Coordinator) profileRoot() string { return filepath.Join(c.cfg.StateDir, "profiles") }
@@ -237,107 +279,264 @@ func (c *Coordinator) Ensure(ctx context.Context) (Status, error) {
 	return c.Status(), err
 }
 
-// ensure returns the running backend, joining or starting the one start.
+// ensure returns the running backend, joining or starting the one start. A
+// backend that went away and was not noticed yet is noticed here: the need
+// waits for the next start instead of meeting a dead browser.
 func (c *Coordinator) ensure(ctx context.Context) (*backend, error) {
 	for {
-		c.mu.Lock()
-		if c.closed {
-			c.mu.Unlock()
-			return nil, ErrClosed
+		var (
+			f    *flight
+			b    *backend
+			dead *backend
+		)
+		c.update(func(m *machine) {
+			if m.closed {
+				return
+			}
+			if m.state == Running {
+				select {
+				case <-m.cur.done:
+					dead = m.cur // noticed below, outside the lock
+				default:
+					b = m.cur
+				}
+				return
+			}
+			if f = m.flight; f == nil {
+				f = c.startLocked(m)
+			}
+		})
+		if dead != nil {
+			c.crashed(dead)
+			continue
 		}
-		if c.state == Running && c.cur != nil {
-			b := c.cur
-			c.mu.Unlock()
+		if b != nil {
 			return b, nil
 		}
-		f := c.flight
 		if f == nil {
-			f = c.startFlightLocked()
+			return nil, ErrClosed
 		}
-		c.mu.Unlock()
-
 		select {
 		case <-f.done:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if f.err != nil {
+		if f.err != nil && !errors.Is(f.err, errSuperseded) {
 			return nil, f.err
 		}
-		// Started; loop to pick it up (or to join a newer start if a
-		// restart superseded this one meanwhile).
+		// Started (loop to pick it up), or replaced by a newer start: join it.
 	}
 }
 
-// startFlightLocked begins a start in the current mode. c.mu must be held.
-func (c *Coordinator) startFlightLocked() *flight {
+// startLocked begins a start in the current mode; m is c.m, locked.
+func (c *Coordinator) startLocked(m *machine) *flight {
 	ctx, cancel := context.WithCancel(c.ctx)
-	f := &flight{done: make(chan struct{}), prev: c.state, cancel: cancel}
-	c.flight = f
-	c.state = Launching
-	c.launches++
-	opts, endpoint := c.opts, c.endpoint
-	go func() {
-		c.publishQuietly()
-		var b *backend
-		var err error
-		if endpoint != nil {
-			b, err = c.connectBackend(ctx, endpoint)
-			if errors.Is(err, ErrUnreachable) && endpoint.OnUnreachable != nil {
-				// VS Code quit: fall back to a browser of our own, now.
-				c.log.Warn("falling back to a launched browser", "reason", err)
-				c.mu.Lock()
-				if c.endpoint == endpoint {
-					c.endpoint = nil
-				}
-				c.mu.Unlock()
-				go endpoint.OnUnreachable(err)
-				endpoint = nil
-				b, err = c.launchBackend(ctx, opts)
-			}
-		} else {
+	f := &flight{done: make(chan struct{}), prev: m.state, cancel: cancel}
+	m.flight, m.state = f, Launching
+	m.launches++
+	opts, src := m.opts, m.source
+	c.work.Add(1)
+	go c.fly(ctx, f, opts, src)
+	return f
+}
+
+// fly runs one start: connect to the source, or launch (also when a source
+// that allows it does not answer), then lands it in the machine.
+func (c *Coordinator) fly(ctx context.Context, f *flight, opts Options, src *Source) {
+	defer c.work.Done()
+	c.publishQuietly()
+	var (
+		b        *backend
+		err      error
+		fellBack string
+	)
+	if src != nil {
+		b, err = c.connectBackend(ctx, src)
+		if err != nil && src.Fallback && errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
+			fellBack = fmt.Sprintf("%s does not answer (%v): a launched browser is used instead", src.Describe, err)
+			c.log.Warn("falling back to a launched browser", "source", src.Describe, "err", err)
 			b, err = c.launchBackend(ctx, opts)
 		}
-		if err != nil && ctx.Err() != nil && c.ctx.Err() == nil {
-			err = ErrStopped
+	} else {
+		b, err = c.launchBackend(ctx, opts)
+	}
+	if err != nil && ctx.Err() != nil && c.ctx.Err() == nil {
+		err = ErrStopped
+	}
+	var discard *backend
+	c.update(func(m *machine) {
+		if m.flight != f {
+			// Stop, Close or a source change took this start back.
+			discard = b
+			if err == nil {
+				err = errSuperseded
+			}
+			return
 		}
-		c.mu.Lock()
-		if c.flight == f {
-			c.flight = nil
-		}
-		if err == nil {
-			f.cancel = nil // the browser lives under ctx from now on
-		} else {
-			cancel()
+		m.flight = nil
+		if fellBack != "" && m.source == src {
+			m.source, m.fallback = nil, fellBack
 		}
 		switch {
-		case err == nil && c.closed:
-			c.mu.Unlock()
-			b.shutdown(context.Background())
-			c.mu.Lock()
-			err = ErrClosed
-		case err == nil && c.endpoint != endpoint:
-			// The mode changed while this start was under way: its waiters
-			// loop and join a start in the new mode.
-			c.mu.Unlock()
-			b.shutdown(context.Background())
-			c.mu.Lock()
-			c.state = Idle
 		case err == nil:
-			c.cur, c.state, c.lastErr = b, Running, nil
+			m.cur, m.state, m.lastErr = b, Running, nil
 			info := b.info
-			c.last = &info
-			go c.watch(b)
+			m.last = &info
+		case errors.Is(err, ErrStopped):
+			m.state = Stopped
 		default:
 			// Nothing changed but the reason: the next need tries again.
-			c.state, c.lastErr = f.prev, err
+			m.state, m.lastErr = f.prev, err
 		}
-		f.err = err
-		c.mu.Unlock()
-		c.publishQuietly() // before waking the waiters: what they read is current
-		close(f.done)
-	}()
-	return f
+	})
+	f.cancel()
+	if discard != nil {
+		discard.shutdown(context.Background())
+	}
+	if err == nil {
+		c.work.Add(1)
+		go c.watch(b)
+	}
+	f.err = err
+	c.publishQuietly() // before waking the waiters: what they read is current
+	if fellBack != "" {
+		c.events.emit(Event{Kind: FellBack, Source: src.Key, Reason: fellBack})
+	}
+	c.events.emit(Event{Kind: StateChanged})
+	close(f.done)
+}
+
+// watch notices a backend that goes away while it is still the current one:
+// a launched browser that exits, a lost connection to an external one. It
+// also passes page changes on (the state file's currentUrl).
+func (c *Coordinator) watch(b *backend) {
+	defer c.work.Done()
+	for {
+		var changed <-chan struct{}
+		if b.pages != nil {
+			changed = b.pages.Changed()
+		}
+		select {
+		case <-changed:
+			c.publishSoon()
+			c.events.emit(Event{Kind: PagesChanged})
+			continue
+		case <-b.done:
+		case <-b.ended:
+			return // shut down on purpose
+		}
+		break
+	}
+	c.crashed(b)
+}
+
+// crashed records that b went away on its own, if it is still the current
+// backend (a need may have noticed first), and cleans up after it: its
+// clients are dropped, a launched browser is reaped and its temporary
+// profile removed.
+func (c *Coordinator) crashed(b *backend) {
+	why := b.gone()
+	noticed := false
+	c.update(func(m *machine) {
+		if m.cur == b {
+			m.cur, m.state, m.lastErr = nil, Crashed, why
+			noticed = true
+		}
+	})
+	if !noticed {
+		return
+	}
+	c.log.Warn("the browser went away", "backend", b.kind, "browser", b.describe, "why", why)
+	c.proxy.DropConnections()
+	b.shutdown(context.Background())
+	c.publishQuietly()
+	c.events.emit(Event{Kind: StateChanged})
+}
+
+// takeBack detaches the start in flight and the current backend from the
+// machine (their owner ends them), and sets the state to final; m is c.m,
+// locked. It returns what the caller must end.
+func takeBack(m *machine, final State) (*flight, *backend) {
+	f, b := m.flight, m.cur
+	m.flight, m.cur = nil, nil
+	if f != nil || b != nil || m.state == Running || m.state == Launching {
+		m.state = final
+	}
+	return f, b
+}
+
+// end finishes what takeBack detached: a start is cancelled and waited for
+// (it cleans up what it started), a backend's clients are dropped (unless
+// the caller did) and it is shut down.
+func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped bool) {
+	if f != nil {
+		f.cancel()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+		}
+	}
+	if b != nil {
+		if !dropped {
+			// Clients lose the old browser now; a reconnect waits for the next start.
+			c.proxy.DropConnections()
+		}
+		b.shutdown(ctx)
+	}
+}
+
+// Launch launches the browser now. Options that differ from those of the
+// running browser relaunch it with them; the proxy port stays the same. A
+// different URL alone does not relaunch a running browser. With a browser
+// the coordinator did not start (a Source), only the URL may change:
+// launching connects. launched reports whether this call started one.
+func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Status, launched bool, err error) {
+	c.ops.Lock()
+	defer c.ops.Unlock()
+	m := c.read()
+	prev := m.opts
+	next := prev
+	if change != nil {
+		change(&next)
+	}
+	running := m.state == Running
+	before := m.launches
+	if m.source != nil {
+		if !sameBrowser(next, prev) {
+			return c.Status(), false, badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode; "+
+				"coordinator_restart_browser reconnects to it%s", m.source.Describe, m.source.Hint)
+		}
+	} else if !sameBrowser(next, prev) {
+		// Bad options change nothing: check the executable before stopping
+		// anything or remembering them.
+		if _, err := c.resolve(next); err != nil {
+			return c.Status(), false, err
+		}
+	}
+	c.update(func(m *machine) { m.opts = next })
+	b, err := c.ensure(ctx)
+	if err == nil && b.owned() && !sameBrowser(next, b.launched) {
+		// It was running, or starting, with the old options: every start
+		// from now on uses next, so one relaunch is enough.
+		var f *flight
+		var old *backend
+		c.update(func(m *machine) { f, old = takeBack(m, Stopped) })
+		c.end(ctx, f, old, false)
+		_, err = c.ensure(ctx)
+	}
+	c.update(func(m *machine) {
+		if err != nil && m.opts == next {
+			m.opts = prev // the next need uses the options that worked
+		}
+		launched = m.launches != before || (!running && err == nil)
+	})
+	return c.Status(), launched, err
+}
+
+// sameBrowser: the options would start the same browser (the first page aside).
+func sameBrowser(a, b Options) bool {
+	a.URL, b.URL = "", ""
+	return a == b
 }
 
 // resolve finds the executable for o.
@@ -350,213 +549,106 @@ func (c *Coordinator) resolve(o Options) (browsers.Browser, error) {
 	return c.detect.Find(ctx, o.BrowserType)
 }
 
-// watch notices a backend that goes away while it is still the current one:
-// a launched browser that exits, or a lost connection to an external one.
-func (c *Coordinator) watch(b *backend) {
-	<-b.done
-	c.mu.Lock()
-	if c.cur != b {
-		c.mu.Unlock()
-		return // stopped on purpose; whoever stopped it set the state
-	}
-	c.cur = nil
-	c.state = Crashed
-	if b.owned() {
-		c.lastErr = fmt.Errorf("browser exited on its own (%v); the next need launches it again", b.browser.ExitErr())
-		c.log.Warn("browser exited on its own", "pid", b.browser.PID, "exit", b.browser.ExitErr())
-	} else {
-		c.lastErr = fmt.Errorf("lost the connection to %s; the next need reconnects", b.describe)
-		c.log.Warn("lost the connection to an existing browser", "backend", b.kind, "browser", b.describe)
-	}
-	c.mu.Unlock()
-	b.shutdown(context.Background()) // reaps and removes a temporary profile
-	c.proxy.DropConnections()
-	c.publishQuietly()
-}
-
-// Launch launches the browser now. Options that differ from those of the
-// running browser relaunch it with them; the proxy port stays the same. A
-// different URL alone does not relaunch a running browser. With a browser
-// the coordinator did not start (Tier 2, attach), only the URL may change:
-// launching reconnects. launched reports whether this call started one.
-func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Status, launched bool, err error) {
-	c.ops.Lock()
-	defer c.ops.Unlock()
-	c.mu.Lock()
-	prev := c.opts
-	next := prev
-	if change != nil {
-		change(&next)
-	}
-	endpoint := c.endpoint
-	running := c.state == Running && c.cur != nil
-	before := c.launches
-	c.mu.Unlock()
-
-	if endpoint != nil {
-		if !sameBrowser(next, prev) {
-			return c.Status(), false, badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode; "+
-				"coordinator_restart_browser reconnects to it%s", endpoint.Describe, endpointHint(endpoint))
-		}
-		c.mu.Lock()
-		c.opts.URL = next.URL
-		c.mu.Unlock()
-	} else {
-		// Bad options change nothing: check the executable before stopping
-		// anything or remembering them.
-		if !sameBrowser(next, prev) {
-			if _, err := c.resolve(next); err != nil {
-				return c.Status(), false, err
-			}
-		}
-		c.mu.Lock()
-		c.opts = next
-		c.mu.Unlock()
-	}
-	b, err := c.ensure(ctx)
-	if err == nil && b.owned() && !sameBrowser(next, b.launched) {
-		// It was running, or starting, with the old options: every start
-		// from now on uses next, so one relaunch is enough.
-		c.stopCurrent(ctx, Stopped)
-		_, err = c.ensure(ctx)
-	}
-	c.mu.Lock()
-	if err != nil && c.opts == next {
-		c.opts = prev // the next need uses the options that worked
-	}
-	launched = c.launches != before || (!running && err == nil)
-	c.mu.Unlock()
-	return c.Status(), launched, err
-}
-
-func endpointHint(e *Endpoint) string {
-	if e.Kind == state.BackendTier2 {
-		return " (to use a browser of its own instead of VS Code's, start the coordinator with --no-vscode)"
-	}
-	return ""
-}
-
-// sameBrowser: the options would start the same browser (the first page aside).
-func sameBrowser(a, b Options) bool {
-	a.URL, b.URL = "", ""
-	return a == b
-}
-
-// Stop stops the browser. The proxy keeps its port; the next need launches
-// a browser again.
+// Stop stops the browser, or lets go of one the coordinator did not start,
+// and cancels a start under way. The proxy keeps its port; the next need
+// starts a browser again.
 func (c *Coordinator) Stop(ctx context.Context) (Status, error) {
-	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
-	c.stopCurrent(ctx, Stopped)
+	var f *flight
+	var b *backend
+	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
+	c.end(ctx, f, b, false)
+	c.publishQuietly()
+	c.events.emit(Event{Kind: StateChanged})
 	return c.Status(), nil
 }
 
-// Restart stops the browser and launches it with the same options. Clients
+// Restart stops the browser and starts it with the same options. Clients
 // reconnect through the same proxy port.
 func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
-	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
-	c.stopCurrent(ctx, Stopped)
+	var f *flight
+	var b *backend
+	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
+	c.end(ctx, f, b, false)
 	_, err := c.ensure(ctx)
 	return c.Status(), err
 }
 
-// stopCurrent waits out a start in progress, then ends the backend (stops
-// a launched browser; lets go of one it did not start) and leaves the state
-// at final.
-func (c *Coordinator) stopCurrent(ctx context.Context, final State) {
-	c.mu.Lock()
-	if f := c.flight; f != nil {
-		c.mu.Unlock()
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-		}
-		c.mu.Lock()
-	}
-	b := c.cur
-	c.cur = nil
-	if b != nil || c.state == Running {
-		c.state = final
-	}
-	c.mu.Unlock()
-	if b == nil {
-		return
-	}
-	// Clients lose the old browser now; a reconnect waits for the next start.
-	c.proxy.DropConnections()
-	b.shutdown(ctx)
-	c.publishQuietly()
-}
-
-// SetEndpoint switches what the proxy fronts: e's browser, or with nil a
+// SetSource switches what the proxy fronts: src's browser, or with nil a
 // browser the coordinator launches. Clients are disconnected and reconnect
-// through the same port; an endpoint is connected at once. The old backend
+// through the same port; a source is connected at once. The old backend
 // ends in the background (a launched browser's graceful stop takes a while
-// and holds nothing up).
-func (c *Coordinator) SetEndpoint(e *Endpoint) {
+// and holds nothing up). The same source again (by Key) changes nothing.
+func (c *Coordinator) SetSource(src *Source) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
-	c.mu.Lock()
-	same := (c.endpoint == nil && e == nil) || (c.endpoint != nil && e != nil && c.endpoint.URL == e.URL && c.endpoint.Kind == e.Kind)
-	if same || c.closed {
-		c.mu.Unlock()
+	var (
+		f    *flight
+		old  *backend
+		same bool
+	)
+	c.update(func(m *machine) {
+		same = (m.source == nil && src == nil) || (m.source != nil && src != nil && m.source.Key == src.Key)
+		if same || m.closed {
+			same = true
+			return
+		}
+		m.source, m.fallback = src, ""
+		f, old = takeBack(m, Idle)
+		m.state, m.lastErr = Idle, nil
+		if src != nil {
+			c.startLocked(m)
+		}
+	})
+	if same {
 		return
 	}
-	c.endpoint = e
-	old := c.cur
-	c.cur = nil
-	c.mu.Unlock()
 	// Clients of the old backend go before anything shows the new one: a
 	// client that sees the switch must not still hold the old connection.
 	c.proxy.DropConnections()
-	c.mu.Lock()
-	if c.flight == nil {
-		c.state, c.lastErr = Idle, nil
-		if e != nil && !c.closed {
-			c.startFlightLocked()
-		}
-	}
-	c.mu.Unlock()
-	if old != nil {
-		c.ending.Add(1)
+	if f != nil || old != nil {
+		c.work.Add(1)
 		go func() {
-			defer c.ending.Done()
-			old.shutdown(context.Background())
+			defer c.work.Done()
+			c.end(context.Background(), f, old, true) // dropped above: a new client may be on the new backend by now
 		}()
 	}
 	c.publishQuietly()
+	c.events.emit(Event{Kind: StateChanged})
 }
 
 // SetVSCodeStatus records how the coordinator relates to VS Code (status).
 func (c *Coordinator) SetVSCodeStatus(v *VSCodeStatus) {
-	c.mu.Lock()
-	c.vscode = v
-	c.mu.Unlock()
+	c.update(func(m *machine) { m.vscode = v })
 	c.publishSoon()
 }
 
 // Close stops the browser, closes the proxy and removes the state file.
 func (c *Coordinator) Close() error {
-	c.cancelFlight()
 	c.ops.Lock()
 	defer c.ops.Unlock()
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
+	var (
+		f      *flight
+		b      *backend
+		closed bool
+	)
+	c.update(func(m *machine) {
+		if closed = m.closed; closed {
+			return
+		}
+		f, b = takeBack(m, Stopped)
+		m.state, m.closed = Stopped, true
+	})
+	if closed {
 		return nil
 	}
-	c.closed = true
-	f := c.flight
-	c.mu.Unlock()
-	if f != nil {
-		<-f.done
-	}
-	c.stopCurrent(context.Background(), Stopped)
-	c.ending.Wait()
+	c.end(context.Background(), f, b, false)
 	c.cancel()
+	c.work.Wait()
+	c.events.close()
 	_ = os.Remove(c.profileRoot()) // only when empty: other coordinators may share it
 	err := c.proxy.Close()
 	c.publishMu.Lock()
@@ -577,124 +669,4 @@ func (c *Coordinator) ListBrowsers(ctx context.Context) ([]browsers.Browser, err
 }
 
 // Options returns the options the next launch uses.
-func (c *Coordinator) Options() Options {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.opts
-}
-
-// publish writes the state file from the current status.
-func (c *Coordinator) publish() error {
-	c.publishMu.Lock()
-	defer c.publishMu.Unlock()
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		return nil // Close removes the file; never write it back
-	}
-	f := c.Status().stateFile(c.token)
-	return state.Write(c.statePath, &f)
-}
-
-// publishSoon asks for a state file write without waiting for it; bursts
-// of page events coalesce into one write.
-func (c *Coordinator) publishSoon() {
-	select {
-	case c.dirty <- struct{}{}:
-	default:
-	}
-}
-
-func (c *Coordinator) publisher() {
-	for {
-		select {
-		case <-c.dirty:
-			c.publishQuietly()
-		case <-c.ctx.Done():
-			return
-		}
-	}
-}
-
-func (c *Coordinator) publishQuietly() {
-	if err := c.publish(); err != nil {
-		c.log.Warn("could not update the state file", "path", c.statePath, "err", err)
-	}
-}
-
-// Status is a snapshot of the coordinator, as tools and the control API report it.
-type Status struct {
-	State       State          `json:"state"`
-	Backend     string         `json:"backend"`
-	Browser     *state.Browser `json:"browser,omitempty"` // nil while no browser runs
-	ProxyPort   int            `json:"proxyPort"`
-	CDPEndpoint string         `json:"cdpEndpoint"`
-	WSEndpoint  string         `json:"wsEndpoint"`
-	CurrentURL  string         `json:"currentUrl,omitempty"`
-	Connections int            `json:"connections"`
-	LastError   string         `json:"lastError,omitempty"`
-	PID         int            `json:"pid"`
-	Workspace   string         `json:"workspace"`
-	StateFile   string         `json:"stateFile"`
-	StartedAt   time.Time      `json:"startedAt"`
-	Uptime      string         `json:"uptime"`
-	Version     string         `json:"version"`
-	VSCode      *VSCodeStatus  `json:"vscode,omitempty"`
-}
-
-// Status reports where the coordinator is.
-func (c *Coordinator) Status() Status {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := Status{
-		State:       c.state,
-		Backend:     state.BackendTier1,
-		ProxyPort:   c.proxy.Port(),
-		CDPEndpoint: c.proxy.Endpoint(),
-		WSEndpoint:  c.proxy.WSEndpoint(),
-		Connections: c.proxy.Connections(),
-		PID:         os.Getpid(),
-		Workspace:   c.workspace,
-		StateFile:   c.statePath,
-		StartedAt:   c.started,
-		Uptime:      time.Since(c.started).Round(time.Second).String(),
-		Version:     version.Get().Version,
-	}
-	if c.lastErr != nil {
-		s.LastError = c.lastErr.Error()
-	}
-	if c.endpoint != nil {
-		s.Backend = c.endpoint.Kind
-	}
-	if c.cur != nil {
-		s.Backend = c.cur.kind
-		s.CurrentURL = c.cur.pages.CurrentURL()
-	}
-	if c.last != nil {
-		b := *c.last
-		if c.cur == nil {
-			b.PID = 0 // not running
-		}
-		s.Browser = &b
-	}
-	s.VSCode = c.vscode
-	return s
-}
-
-func (s Status) stateFile(token string) state.File {
-	return state.File{
-		PID:          s.PID,
-		ProxyPort:    s.ProxyPort,
-		CDPEndpoint:  s.CDPEndpoint,
-		WSEndpoint:   s.WSEndpoint,
-		Backend:      s.Backend,
-		Browser:      s.Browser,
-		State:        string(s.State),
-		CurrentURL:   s.CurrentURL,
-		Workspace:    s.Workspace,
-		ControlToken: token,
-		StartedAt:    s.StartedAt,
-		Version:      s.Version,
-	}
-}
+func (c *Coordinator) Options() Options { return c.read().opts }

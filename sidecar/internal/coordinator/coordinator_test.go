@@ -67,15 +67,20 @@ func TestStartsWithoutABrowser(t *testing.T) {
 		t.Fatalf("status = %+v", s)
 	}
 	f := readState(t, c)
-	if f.State != "idle" || f.ProxyPort != s.ProxyPort || f.PID != os.Getpid() || f.ControlToken == "" ||
-		f.CDPEndpoint != fmt.Sprintf("http://127.0.0.1:%d", s.ProxyPort) || f.Backend != state.BackendTier1 {
+	if f.State != "idle" || f.ProxyPort != s.ProxyPort || f.PID != os.Getpid() || f.ControlToken == "" || len(f.ProxySecret) < 16 ||
+		f.CDPEndpoint != fmt.Sprintf("http://127.0.0.1:%d/%s", s.ProxyPort, f.ProxySecret) || f.Backend != state.BackendTier1 ||
+		f.WSEndpoint != fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser", s.ProxyPort, f.ProxySecret) {
 		t.Fatalf("state file = %+v", f)
+	}
+	// What the agent sees never holds the secret.
+	if strings.Contains(s.CDPEndpoint+s.WSEndpoint, f.ProxySecret) || !strings.Contains(s.CDPEndpoint, "<secret>") {
+		t.Fatalf("status shows the secret: %s %s", s.CDPEndpoint, s.WSEndpoint)
 	}
 	st, _ := os.Stat(c.StatePath())
 	if st.Mode().Perm() != 0o600 {
 		t.Fatalf("state file mode %v", st.Mode())
 	}
-	if c.launches != 0 {
+	if c.read().launches != 0 {
 		t.Fatal("a browser was launched at start")
 	}
 }
@@ -84,24 +89,24 @@ func TestConcurrentNeedsShareOneLaunch(t *testing.T) {
 	c := newCoordinator(t, Config{})
 	const n = 12
 	var wg sync.WaitGroup
-	addrs := make([]string, n)
+	conns := make([]any, n)
 	errs := make([]error, n)
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			b, err := c.Backend(context.Background())
-			addrs[i], errs[i] = b.Addr, err
+			conns[i], errs[i] = b.Conn, err
 		}()
 	}
 	wg.Wait()
 	for i := range n {
-		if errs[i] != nil || addrs[i] != addrs[0] {
-			t.Fatalf("need %d: %v %q vs %q", i, errs[i], addrs[i], addrs[0])
+		if errs[i] != nil || conns[i] != conns[0] {
+			t.Fatalf("need %d: %v %v vs %v", i, errs[i], conns[i], conns[0])
 		}
 	}
-	if c.launches != 1 {
-		t.Fatalf("%d launches for %d concurrent needs", c.launches, n)
+	if c.read().launches != 1 {
+		t.Fatalf("%d launches for %d concurrent needs", c.read().launches, n)
 	}
 	f := readState(t, c)
 	if f.State != "running" || f.Browser == nil || f.Browser.PID == 0 || f.Browser.Version == "" || !f.Browser.Headless {
@@ -234,8 +239,8 @@ func TestBadOptionsChangeNothing(t *testing.T) {
 	if !errors.Is(err, browsers.ErrNotExecutable) {
 		t.Fatalf("not executable: %v", err)
 	}
-	if s := c.Status(); s.State != Idle || c.launches != 0 || c.Options() != good {
-		t.Fatalf("a rejected path changed something: %+v, %d launches, options %+v", s, c.launches, c.Options())
+	if s := c.Status(); s.State != Idle || c.read().launches != 0 || c.Options() != good {
+		t.Fatalf("a rejected path changed something: %+v, %d launches, options %+v", s, c.read().launches, c.Options())
 	}
 
 	// An executable that fails to start: the error says why, the options
@@ -371,8 +376,8 @@ func TestStopCancelsALaunchInProgress(t *testing.T) {
 	if err != nil || time.Since(start) > 5*time.Second {
 		t.Fatalf("stop took %v: %v", time.Since(start), err)
 	}
-	if s.State == Launching || s.State == Running {
-		t.Fatalf("after stop: %s", s.State)
+	if s.State != Stopped {
+		t.Fatalf("after a stop that cancelled a launch: %s, want stopped", s.State)
 	}
 	if err := <-needErr; !errors.Is(err, ErrStopped) {
 		t.Fatalf("the waiting need got %v, want ErrStopped", err)
@@ -399,7 +404,7 @@ func TestLaunchDuringALazyStartUsesTheNewOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.mu.Lock()
-	runs := c.cur.launched
+	runs := c.m.cur.launched
 	c.mu.Unlock()
 	if runs.UserDataDir != other || c.Options().UserDataDir != other {
 		t.Fatalf("the running browser uses profile %q, the options say %q; want %q", runs.UserDataDir, c.Options().UserDataDir, other)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
@@ -17,13 +16,13 @@ import (
 )
 
 // otherBrowser is a browser the coordinator did not start.
-func otherBrowser(t *testing.T) *launcher.Browser {
+func otherBrowser(t *testing.T) *testbrowser.Browser {
 	t.Helper()
 	return testbrowser.Launch(t, "data:text/html,<title>other-browser</title>")
 }
 
-func attachTo(b *launcher.Browser) *Endpoint {
-	return &Endpoint{Kind: state.BackendAttach, URL: "http://" + b.Addr(), Describe: "the browser at " + b.Addr()}
+func attachTo(b *testbrowser.Browser) *Source {
+	return AttachSource("http://"+b.Addr(), nil)
 }
 
 // pagesSeen lists the page URLs a client sees through the proxy.
@@ -45,14 +44,14 @@ func pagesSeen(t *testing.T, c *Coordinator) string {
 func TestAttach(t *testing.T) {
 	other := otherBrowser(t)
 	c := newCoordinator(t, Config{})
-	c.SetEndpoint(attachTo(other))
+	c.SetSource(attachTo(other))
 	ctx := context.Background()
 
 	s, err := c.Ensure(ctx)
 	if err != nil || s.State != Running || s.Backend != state.BackendAttach || s.Browser.Type != state.BackendAttach || s.Browser.PID != 0 {
 		t.Fatalf("attached: %+v %v", s, err)
 	}
-	if c.launches != 1 || !strings.Contains(pagesSeen(t, c), "other-browser") {
+	if c.read().launches != 1 || !strings.Contains(pagesSeen(t, c), "other-browser") {
 		t.Fatal("clients do not reach the attached browser")
 	}
 	if f := readState(t, c); f.Backend != state.BackendAttach || f.State != "running" {
@@ -77,7 +76,7 @@ func TestAttach(t *testing.T) {
 func TestAttachedBrowserGoingAwayIsNoticed(t *testing.T) {
 	other := otherBrowser(t)
 	c := newCoordinator(t, Config{})
-	c.SetEndpoint(attachTo(other))
+	c.SetSource(attachTo(other))
 	if _, err := c.Ensure(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +109,7 @@ func TestSwitchingBackendsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c.SetEndpoint(attachTo(other))
+	c.SetSource(attachTo(other))
 	select {
 	case <-conn.Done():
 	case <-time.After(5 * time.Second):
@@ -124,7 +123,7 @@ func TestSwitchingBackendsLive(t *testing.T) {
 		t.Fatalf("after the switch: %+v", s)
 	}
 
-	c.SetEndpoint(nil)
+	c.SetSource(nil)
 	if strings.Contains(pagesSeen(t, c), "other-browser") {
 		t.Fatal("after switching back, clients still reach the attached browser")
 	}
@@ -133,33 +132,31 @@ func TestSwitchingBackendsLive(t *testing.T) {
 	}
 }
 
-func TestUnreachableEndpointFallsBackWhenAsked(t *testing.T) {
+func TestUnreachableSourceFallsBackWhenAsked(t *testing.T) {
 	c := newCoordinator(t, Config{})
-	fellBack := make(chan error, 1)
-	c.SetEndpoint(&Endpoint{Kind: state.BackendTier2, URL: fmt.Sprintf("http://127.0.0.1:%d", deadPort(t)), Describe: "VS Code's CDP port",
-		OnUnreachable: func(err error) { fellBack <- err }})
+	events, unsubscribe := c.Subscribe()
+	defer unsubscribe()
+	src := AttachSource(fmt.Sprintf("http://127.0.0.1:%d", deadPort(t)), nil)
+	src.Kind, src.Key, src.Fallback = state.BackendTier2, "vscode", true
+	c.SetSource(src)
 	s, err := c.Ensure(context.Background())
-	if err != nil || s.Backend != state.BackendTier1 || s.State != Running {
+	if err != nil || s.Backend != state.BackendTier1 || s.State != Running || !strings.Contains(s.Fallback, "does not answer") {
 		t.Fatalf("fallback: %+v %v", s, err)
 	}
-	select {
-	case err := <-fellBack:
-		if !errors.Is(err, ErrUnreachable) {
-			t.Fatalf("OnUnreachable got %v", err)
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Kind != FellBack {
+				continue
+			}
+			if ev.Source != "vscode" || !strings.Contains(ev.Reason, "does not answer") {
+				t.Fatalf("event %+v", ev)
+			}
+			return
+		case <-timeout:
+			t.Fatal("no FellBack event")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("OnUnreachable not called")
-	}
-}
-
-func TestProbeEndpointRefusesBadURLs(t *testing.T) {
-	for _, raw := range []string{"localhost:9222", "ftp://127.0.0.1:9222", "http://", "::"} {
-		if _, _, err := ProbeEndpoint(context.Background(), raw, nil); err == nil || errors.Is(err, ErrUnreachable) {
-			t.Errorf("ProbeEndpoint(%q) = %v; want a usage error", raw, err)
-		}
-	}
-	if _, _, err := ProbeEndpoint(context.Background(), fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/x", deadPort(t)), nil); !errors.Is(err, ErrUnreachable) {
-		t.Errorf("dead ws endpoint: %v", err)
 	}
 }
 
@@ -169,7 +166,7 @@ func TestRedact(t *testing.T) {
 		"https://user:pass@browser.example.com:3000/": "https://browser.example.com:3000/",
 		"http://127.0.0.1:9222":                       "http://127.0.0.1:9222",
 	} {
-		if got := Redact(in); got != want {
+		if got := cdp.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -5,19 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 )
 
-// The coordinator keeps its own CDP connection to the browser (straight to
-// it, not through the proxy, so DropConnections never cuts it) to follow
-// the pages: which one is in front (currentUrl in the state file, for
-// previews) and the tab tools. For a browser it did not start, the same
-// connection tells when the browser goes away.
+// The coordinator follows the pages of the browser on a session of its own
+// (a browser session on a connection it holds, or a connection of its own to
+// a TCP endpoint; never through the proxy, so DropConnections never cuts
+// it): which one is in front (currentUrl in the state file, for previews)
+// and the tab tools. For a browser it did not start, the same connection
+// tells when the browser goes away.
 
 // Tab is one page target.
 type Tab struct {
@@ -31,54 +30,78 @@ type Tab struct {
 var ErrNoTab = errors.New("no such tab")
 
 // pages follows the page targets of one browser. It connects in the
-// background: a launch is ready when the browser answers, and connecting
-// plus Target.setDiscoverTargets costs Chromium tens of milliseconds while it
-// is still starting up; the tab tools wait for it.
+// background: a launch is ready when the browser answers, and attaching plus
+// Target.setDiscoverTargets costs Chromium tens of milliseconds while it is
+// still starting up; the tab tools wait for it.
 type pages struct {
-	onChange func() // the front page's URL changed
-	ready    chan struct{}
-	lost     chan struct{} // closed when the connection ends (or never came)
-	conn     *cdp.Conn     // set before ready is closed
-	err      error         // set before ready is closed
+	follow *cdp.Follower
+	ready  chan struct{}
+	lost   chan struct{} // closed when the connection ends (or never came)
+	caller cdp.Caller    // set before ready is closed
+	err    error         // set before ready is closed
+	close  func()        // ends the session or connection; set with caller
 
 	start     func()
 	startOnce sync.Once
 	lostOnce  sync.Once
+	wg        sync.WaitGroup // the connecting goroutine
 
 	mu     sync.Mutex
 	closed bool
-	tabs   map[string]Tab
-	order  []string // page ids, most recently active last
 }
 
 func (p *pages) markLost() { p.lostOnce.Do(func() { close(p.lost) }) }
 
-// followPages starts following the pages of the browser behind b; a lazy
-// follower connects on the first tab tool, and is lost only once it was
-// connected (or at Shutdown).
-func followPages(ctx context.Context, b cdpproxy.Backend, onChange func(), lazy bool) *pages {
-	p := &pages{onChange: onChange, ready: make(chan struct{}), lost: make(chan struct{}), tabs: make(map[string]Tab)}
-	p.start = func() { go p.connect(ctx, b) }
+// followPages starts following the pages of the browser on conn (through a
+// browser session of its own) or at e (through a connection of its own);
+// a lazy follower connects on the first tab tool, and is lost only once it
+// was connected (or at Shutdown).
+func followPages(ctx context.Context, conn *cdp.Conn, e *cdp.Endpoint, lazy bool) *pages {
+	p := &pages{follow: cdp.NewFollower(), ready: make(chan struct{}), lost: make(chan struct{})}
+	p.start = func() {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.connect(ctx, conn, e)
+		}()
+	}
 	if !lazy {
 		p.startOnce.Do(p.start)
 	}
 	return p
 }
 
-func (p *pages) connect(ctx context.Context, b cdpproxy.Backend) {
+func (p *pages) connect(ctx context.Context, conn *cdp.Conn, e *cdp.Endpoint) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	conn, err := b.DialCDP(ctx, p.onEvent)
+	onEvent := func(m cdp.Message) { p.follow.HandleEvent(m) }
+	var (
+		caller cdp.Caller
+		done   <-chan struct{}
+		closer func()
+		err    error
+	)
+	if conn != nil {
+		var peer *cdp.Peer
+		if peer, err = conn.Open(ctx, cdp.PeerOptions{Mode: cdp.Browser, OnEvent: onEvent}); err == nil {
+			caller, done, closer = peer, peer.Done(), peer.Close
+		}
+	} else {
+		var own *cdp.Conn
+		if own, err = e.Dial(ctx, onEvent); err == nil {
+			caller, done, closer = own, own.Done(), func() { own.Close() }
+		}
+	}
 	if err == nil {
-		_, err = conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
+		err = p.follow.Follow(ctx, caller)
 	}
 	p.mu.Lock()
 	if err == nil && p.closed {
 		err = errors.New("the browser stopped")
 	}
 	if err != nil {
-		if conn != nil {
-			conn.Close()
+		if closer != nil {
+			closer()
 		}
 		p.err = fmt.Errorf("cannot follow the browser's tabs: %w", err)
 		p.mu.Unlock()
@@ -86,10 +109,10 @@ func (p *pages) connect(ctx context.Context, b cdpproxy.Backend) {
 		p.markLost()
 		return
 	}
-	p.conn = conn
+	p.caller, p.close = caller, closer
 	p.mu.Unlock()
 	close(p.ready)
-	<-conn.Done()
+	<-done
 	p.markLost()
 }
 
@@ -104,85 +127,36 @@ func (p *pages) wait(ctx context.Context) error {
 	}
 }
 
+// Lost is closed when the follower's connection ends.
 func (p *pages) Lost() <-chan struct{} { return p.lost }
+
+func (p *pages) Changed() <-chan struct{} { return p.follow.Changed() }
 
 func (p *pages) Shutdown() {
 	p.mu.Lock()
 	p.closed = true
-	conn := p.conn
+	closer := p.close
 	p.mu.Unlock()
-	if conn != nil {
-		conn.Close()
+	if closer != nil {
+		closer()
 	}
 	p.startOnce.Do(func() {}) // a lazy follower that never started never will
 	select {
 	case <-p.ready:
 	default:
-		if conn == nil {
+		if closer == nil {
 			p.markLost() // never connected: nothing else will say it is gone
 		}
 	}
+	p.wg.Wait()
 }
 
-type targetInfo struct {
-	TargetID string `json:"targetId"`
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	URL      string `json:"url"`
-}
-
-// onEvent runs on the CDP reading goroutine: it must not block.
-func (p *pages) onEvent(m cdp.Message) {
-	switch m.Method {
-	case "Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed":
-	default:
-		return
-	}
-	var ev struct {
-		TargetInfo targetInfo `json:"targetInfo"`
-		TargetID   string     `json:"targetId"`
-	}
-	if json.Unmarshal(m.Params, &ev) != nil {
-		return
-	}
-	p.mu.Lock()
-	before := p.frontURLLocked()
-	if m.Method == "Target.targetDestroyed" {
-		delete(p.tabs, ev.TargetID)
-		p.order = slices.DeleteFunc(p.order, func(id string) bool { return id == ev.TargetID })
-	} else if t := ev.TargetInfo; t.Type == "page" {
-		prev, known := p.tabs[t.TargetID]
-		p.tabs[t.TargetID] = Tab{ID: t.TargetID, Title: t.Title, URL: t.URL}
-		// A new page, or a page that navigated, is where the work is.
-		if !known || prev.URL != t.URL {
-			p.touchLocked(t.TargetID)
-		}
-	}
-	changed := p.frontURLLocked() != before
-	p.mu.Unlock()
-	if changed && p.onChange != nil {
-		p.onChange()
-	}
-}
-
-func (p *pages) touchLocked(id string) {
-	p.order = append(slices.DeleteFunc(p.order, func(o string) bool { return o == id }), id)
-}
-
-func (p *pages) frontLocked() string {
-	if len(p.order) == 0 {
-		return ""
-	}
-	return p.order[len(p.order)-1]
-}
-
-func (p *pages) frontURLLocked() string { return p.tabs[p.frontLocked()].URL }
+func (p *pages) front() (cdp.Target, bool) { return p.follow.Latest(cdp.IsPage) }
 
 // CurrentURL is the URL of the page in front.
 func (p *pages) CurrentURL() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.frontURLLocked()
+	t, _ := p.front()
+	return t.URL
 }
 
 // Tabs lists the open pages, the one in front marked.
@@ -190,23 +164,21 @@ func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return nil, err
 	}
-	res, err := p.conn.Call(ctx, "", "Target.getTargets", nil)
+	res, err := p.caller.Call(ctx, "", "Target.getTargets", nil)
 	if err != nil {
 		return nil, err
 	}
 	var got struct {
-		TargetInfos []targetInfo `json:"targetInfos"`
+		TargetInfos []cdp.Target `json:"targetInfos"`
 	}
 	if err := json.Unmarshal(res, &got); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	front := p.frontLocked()
-	p.mu.Unlock()
+	front, _ := p.front()
 	tabs := []Tab{}
 	for _, t := range got.TargetInfos {
-		if t.Type == "page" {
-			tabs = append(tabs, Tab{ID: t.TargetID, Title: t.Title, URL: t.URL, Front: t.TargetID == front})
+		if cdp.IsPage(t) {
+			tabs = append(tabs, Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: t.ID == front.ID})
 		}
 	}
 	return tabs, nil
@@ -217,7 +189,7 @@ func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
-	res, err := p.conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
+	res, err := p.caller.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
 	if err != nil {
 		return Tab{}, err
 	}
@@ -238,20 +210,12 @@ func (p *pages) Focus(ctx context.Context, id string) (Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
-	if _, err := p.conn.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": id}); err != nil {
+	if _, err := p.caller.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": id}); err != nil {
 		return Tab{}, fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 	}
-	p.mu.Lock()
-	before := p.frontURLLocked()
-	p.touchLocked(id)
-	t := p.tabs[id]
-	changed := p.frontURLLocked() != before
-	p.mu.Unlock()
-	if changed && p.onChange != nil {
-		p.onChange()
-	}
-	t.ID, t.Front = id, true
-	return t, nil
+	p.follow.Touch(id)
+	t, _ := p.follow.Get(id)
+	return Tab{ID: id, Title: t.Title, URL: t.URL, Front: true}, nil
 }
 
 // Close closes a page.
@@ -259,7 +223,7 @@ func (p *pages) Close(ctx context.Context, id string) error {
 	if err := p.wait(ctx); err != nil {
 		return err
 	}
-	if _, err := p.conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
+	if _, err := p.caller.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
 		return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"context"
+	"errors"
 )
 
 // The tab tools work on the current backend's pages, starting a browser
@@ -11,6 +12,9 @@ func (c *Coordinator) withPages(ctx context.Context) (Pages, error) {
 	b, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if b.pages == nil {
+		return nil, errors.New("this browser has no tabs the coordinator can follow")
 	}
 	return b.pages, nil
 }

@@ -1,11 +1,15 @@
-// Package launcher starts and stops one Chromium-family browser with its CDP
-// port enabled, and makes sure it never outlives the coordinator.
+// Package launcher starts and stops one Chromium-family browser, and makes
+// sure it never outlives the coordinator.
 //
-// The browser always gets --remote-debugging-port=0 (a fixed port that is
-// taken makes Chromium silently bind [::1] instead) and its own
-// --user-data-dir; the real port is learnt from the "DevTools listening on"
-// line on stderr or the DevToolsActivePort file, whichever comes first, and
-// the browser counts as ready once /json/version answers.
+// The browser listens on no port: it gets --remote-debugging-pipe, and the
+// coordinator holds the only connection to it (cdp.Pipe on two file
+// descriptors, 3 and 4 in the browser). Another local user has nothing to
+// connect to. It counts as ready once it answers Browser.getVersion there.
+// (Windows is the exception: Go cannot hand a child the C runtime's file
+// descriptors 3 and 4 that Chromium reads the pipe from, so there the
+// browser gets --remote-debugging-port=0 on loopback and the coordinator
+// opens one WebSocket to it, found through DevToolsActivePort; see
+// connect_windows.go.) It always gets its own --user-data-dir.
 //
 // The browser runs in its own process group and dies with the coordinator:
 // Pdeathsig on Linux, a kill-on-close Job object on Windows, a watchdog
@@ -24,19 +28,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
-	"github.com/fsnotify/fsnotify"
 )
 
 // Options describe one launch. The zero value of every field but Path is a
@@ -48,7 +50,7 @@ type Options struct {
 	ProfileRoot string   // parent folder of temporary profiles; "" means os.TempDir()
 	URL         string   // first page; "" means about:blank
 	Args        []string // extra command-line flags, appended after ours
-	// LaunchTimeout bounds spawn → /json/version answered; 0 means 30 s.
+	// LaunchTimeout bounds spawn → Browser.getVersion answered; 0 means 30 s.
 	LaunchTimeout time.Duration
 	// StopTimeout bounds the graceful close before the group is killed; 0 means 5 s.
 	StopTimeout time.Duration
@@ -66,9 +68,8 @@ const ActivePortFile = "DevToolsActivePort"
 // Browser is a launched, ready browser.
 type Browser struct {
 	PID         int
-	Port        int    // the browser's own CDP port on 127.0.0.1
-	WSPath      string // "/devtools/browser/<guid>"
-	Product     string // "Chrome/156.0.8078.79", from /json/version
+	Conn        *cdp.Conn // the only connection to the browser
+	Product     string    // "Chrome/156.0.8078.79", from Browser.getVersion
 	UserDataDir string
 	Argv        []string
 
@@ -89,7 +90,7 @@ type Browser struct {
 // Errors callers branch on.
 var (
 	ErrExited  = errors.New("browser exited before it was ready")
-	ErrTimeout = errors.New("browser did not open its CDP port in time")
+	ErrTimeout = errors.New("browser did not answer on its CDP connection in time")
 )
 
 // Launch starts the browser and returns once its CDP endpoint answers. The
@@ -122,8 +123,8 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		}
 		b.UserDataDir, b.temp = dir, true
 	}
-	// A DevToolsActivePort left by an earlier run outlives its browser and
-	// would point us at a dead port.
+	// A DevToolsActivePort left by an earlier run (with a port) outlives its
+	// browser; nothing of ours must ever read it as this browser's.
 	_ = os.Remove(filepath.Join(b.UserDataDir, ActivePortFile))
 
 	b.Argv = append([]string{o.Path}, Flags(o, b.UserDataDir)...)
@@ -154,7 +155,7 @@ func newTempProfile(root string) (string, error) {
 // into userDataDir.
 func Flags(o Options, userDataDir string) []string {
 	f := []string{
-		"--remote-debugging-port=0",
+		debuggingFlag,
 		"--user-data-dir=" + userDataDir,
 		"--no-first-run",
 		"--no-default-browser-check",
@@ -195,11 +196,16 @@ func (b *Browser) start(ctx context.Context) error {
 	cmd := exec.Command(b.Argv[0], b.Argv[1:]...)
 	// stdout belongs to the MCP stream: the browser never inherits it.
 	cmd.Stdin, cmd.Stdout = nil, nil
+	// Chromium's crash handler (chrome_crashpad_handler) daemonizes out of
+	// the browser's process group; its database names the folder given here,
+	// which is how Stop finds and ends it. (--disable-crashpad-for-testing
+	// would keep it from starting, but Chromium 156 then renders no page.)
+	cmd.Env = append(os.Environ(), "BREAKPAD_DUMP_LOCATION="+b.crashDir())
 	if tmp, ok := browserTempDir(b.UserDataDir, b.temp); ok {
 		if err := os.Mkdir(tmp, 0o700); err != nil {
 			return err
 		}
-		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
 	}
 	// Our own pipe rather than StderrPipe: Wait must not close the read end
 	// before the last lines (the reason a browser failed) have been read.
@@ -209,49 +215,41 @@ func (b *Browser) start(ctx context.Context) error {
 	}
 	cmd.Stderr = stderrW
 	b.cmd = cmd
-
-	// The DevToolsActivePort watch is set up before the spawn so its
-	// creation cannot be missed.
-	portFile := make(chan endpoint, 1)
-	stopWatch := watchActivePort(b.UserDataDir, portFile)
-	defer stopWatch()
+	link, err := prepareConnection(cmd, b.UserDataDir)
+	if err != nil {
+		stderr.Close()
+		stderrW.Close()
+		return err
+	}
 
 	started := make(chan error, 1)
 	go b.run(started)
 	err = <-started
 	stderrW.Close() // the browser holds its own copy now
+	link.started()  // likewise for the browser's ends of the connection
 	if err != nil {
 		stderr.Close()
+		link.abandon()
 		return fmt.Errorf("start %s: %w", b.Argv[0], err)
 	}
 	b.PID = cmd.Process.Pid
 	spawned := time.Now()
 	b.log.Debug("browser spawned", "pid", b.PID, "argv", strings.Join(b.Argv, " "))
-
-	listening := make(chan endpoint, 1)
-	go b.drainStderr(stderr, listening)
+	go b.drainStderr(stderr, link.stderrLine)
 
 	timer := time.NewTimer(b.opts.LaunchTimeout)
 	defer timer.Stop()
-	var ep endpoint
-	select {
-	case ep = <-listening:
-	case ep = <-portFile:
-	case <-b.done:
-		return b.failed(fmt.Errorf("%w (%s)", ErrExited, b.exitDescription()))
-	case <-timer.C:
-		return b.failed(fmt.Errorf("%w (%s)", ErrTimeout, b.opts.LaunchTimeout))
-	case <-ctx.Done():
-		return b.failed(ctx.Err())
-	}
-	b.Port, b.WSPath = ep.port, ep.path
-	b.log.Debug("browser announced its port", "after", time.Since(spawned))
-
-	product, err := b.waitVersion(ctx, timer.C)
+	conn, err := link.connect(ctx, b.done, timer.C, b.log)
 	if err != nil {
-		return b.failed(err)
+		return b.failed(b.why(err))
+	}
+	b.Conn = conn
+	product, err := b.version(ctx, timer.C)
+	if err != nil {
+		return b.failed(b.why(err))
 	}
 	b.Product = product
+	b.log.Debug("browser ready", "after", time.Since(spawned))
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -260,6 +258,55 @@ func (b *Browser) start(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// crashDir is the crash handler's database, inside the profile.
+func (b *Browser) crashDir() string { return filepath.Join(b.UserDataDir, "Crash Reports") }
+
+// why turns a failure to connect into what happened to the browser: a
+// connection that ends at launch usually means the browser is exiting.
+func (b *Browser) why(err error) error {
+	if errors.Is(err, ErrTimeout) {
+		return err
+	}
+	select {
+	case <-b.done:
+		return fmt.Errorf("%w (%s)", ErrExited, b.exitDescription())
+	case <-time.After(time.Second):
+		return err
+	}
+}
+
+// version asks the browser what it is: the first answer on the connection
+// says it is ready.
+func (b *Browser) version(ctx context.Context, deadline <-chan time.Time) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var timedOut atomic.Bool
+	go func() {
+		select {
+		case <-deadline:
+			timedOut.Store(true)
+			cancel()
+		case <-b.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	res, err := b.Conn.Call(ctx, "", "Browser.getVersion", nil)
+	if err != nil {
+		if timedOut.Load() {
+			return "", fmt.Errorf("%w (%s)", ErrTimeout, b.opts.LaunchTimeout)
+		}
+		return "", err
+	}
+	var v struct {
+		Product string `json:"product"`
+	}
+	if err := json.Unmarshal(res, &v); err != nil {
+		return "", fmt.Errorf("Browser.getVersion: %w", err)
+	}
+	return v.Product, nil
 }
 
 // run starts the process and reaps it, on a goroutine locked to its thread
@@ -324,35 +371,6 @@ func browserTempDir(profile string, temporary bool) (string, bool) {
 	return dir, temporary && len(dir) <= maxTempDirLen
 }
 
-type endpoint struct {
-	port int
-	path string
-}
-
-// parseListening reads "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/GUID".
-func parseListening(line string) (endpoint, bool) {
-	const marker = "DevTools listening on "
-	i := strings.Index(line, marker)
-	if i < 0 {
-		return endpoint{}, false
-	}
-	u := strings.TrimSpace(line[i+len(marker):])
-	u = strings.TrimPrefix(u, "ws://")
-	slash := strings.IndexByte(u, '/')
-	if slash < 0 {
-		return endpoint{}, false
-	}
-	_, portStr, err := net.SplitHostPort(u[:slash])
-	if err != nil {
-		return endpoint{}, false
-	}
-	port, err := strconv.Atoi(portStr)
-	if err != nil || port <= 0 {
-		return endpoint{}, false
-	}
-	return endpoint{port: port, path: u[slash:]}, true
-}
-
 // ParseActivePort reads a DevToolsActivePort file's content: the port on the
 // first line, the browser WebSocket path on the second.
 func ParseActivePort(data []byte) (port int, path string, err error) {
@@ -371,98 +389,36 @@ func ParseActivePort(data []byte) (port int, path string, err error) {
 	return port, path, nil
 }
 
-func (b *Browser) drainStderr(r io.ReadCloser, listening chan<- endpoint) {
+// maxStderrLine bounds one line kept from the browser's stderr; the rest of
+// a longer line is read and dropped (the browser must never block on a
+// stderr nobody drains).
+const maxStderrLine = 4 << 10
+
+func (b *Browser) drainStderr(r io.ReadCloser, onLine func(string)) {
 	defer close(b.stderrDone)
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	found := false
-	for sc.Scan() {
-		line := sc.Text()
-		b.stderr.add(line)
-		b.log.Debug("browser", "stderr", line)
-		if !found {
-			if ep, ok := parseListening(line); ok {
-				found = true
-				listening <- ep
-			}
-		}
-	}
-}
-
-// watchActivePort reports the endpoint in dir/DevToolsActivePort once the
-// file is complete. Chromium writes it in place, so a partial first read is
-// retried on the next event.
-func watchActivePort(dir string, out chan<- endpoint) (stop func()) {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return func() {}
-	}
-	if err := w.Add(dir); err != nil {
-		w.Close()
-		return func() {}
-	}
-	go func() {
-		for {
-			select {
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Base(ev.Name) != ActivePortFile || !ev.Has(fsnotify.Create|fsnotify.Write) {
-					continue
-				}
-				data, err := os.ReadFile(ev.Name)
-				if err != nil {
-					continue
-				}
-				if port, path, err := ParseActivePort(data); err == nil {
-					out <- endpoint{port: port, path: path}
-					return
-				}
-			case _, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-			}
-		}
-	}()
-	return func() { w.Close() }
-}
-
-// waitVersion asks /json/version until it answers. The port is open by the
-// time Chromium announces it, so this nearly always succeeds at once.
-func (b *Browser) waitVersion(ctx context.Context, deadline <-chan time.Time) (string, error) {
-	client := &http.Client{Timeout: 2 * time.Second}
-	url := fmt.Sprintf("http://127.0.0.1:%d/json/version", b.Port)
-	delay := 5 * time.Millisecond
+	br := bufio.NewReaderSize(r, maxStderrLine)
 	for {
-		resp, err := client.Get(url)
-		if err == nil {
-			var v struct {
-				Browser string `json:"Browser"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&v)
-			resp.Body.Close()
-			if err == nil {
-				return v.Browser, nil
+		line, err := br.ReadSlice('\n')
+		text := strings.TrimRight(string(line), "\r\n")
+		for errors.Is(err, bufio.ErrBufferFull) {
+			text += " …[cut]"
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
 			}
 		}
-		select {
-		case <-time.After(delay):
-			delay = min(delay*2, 200*time.Millisecond)
-		case <-b.done:
-			return "", fmt.Errorf("%w (%s)", ErrExited, b.exitDescription())
-		case <-deadline:
-			return "", fmt.Errorf("%w: /json/version on port %d: %v", ErrTimeout, b.Port, err)
-		case <-ctx.Done():
-			return "", ctx.Err()
+		if text != "" {
+			b.stderr.add(text)
+			b.log.Debug("browser", "stderr", text)
+			if onLine != nil {
+				onLine(text)
+			}
+		}
+		if err != nil {
+			return
 		}
 	}
 }
-
-// Addr is the browser's own CDP address, "127.0.0.1:PORT".
-func (b *Browser) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)) }
 
 // Done is closed once the browser process has exited and been reaped.
 func (b *Browser) Done() <-chan struct{} { return b.done }
@@ -492,8 +448,8 @@ func (b *Browser) stop(ctx context.Context) error {
 	select {
 	case <-b.done:
 	default:
-		if b.Port == 0 {
-			break // not ready: no CDP to close it with, nothing to save
+		if b.Product == "" {
+			break // never ready: nothing to close gracefully, nothing to save
 		}
 		go b.closeViaCDP() // a frozen browser must not stretch the timeout
 		timer := time.NewTimer(b.opts.StopTimeout)
@@ -506,25 +462,25 @@ func (b *Browser) stop(ctx context.Context) error {
 		timer.Stop()
 	}
 	// Kill the group even after a clean exit: helpers that lag behind the
-	// main process must not keep the profile open.
+	// main process must not keep the profile open. The crash handler left
+	// the group: it is found by its database folder.
 	b.group.Kill()
 	<-b.done
 	b.group.Release()
+	endStragglers(b.crashDir(), b.log)
+	if b.Conn != nil {
+		b.Conn.Close()
+	}
 	b.removeProfile()
 	return nil
 }
 
-// closeViaCDP sends Browser.close on the browser's own WebSocket. Errors do
+// closeViaCDP sends Browser.close on the browser's connection. Errors do
 // not matter: the kill that follows is the fallback.
 func (b *Browser) closeViaCDP() {
 	ctx, cancel := context.WithTimeout(context.Background(), b.opts.StopTimeout)
 	defer cancel()
-	c, err := cdp.Dial(ctx, "ws://"+b.Addr()+b.WSPath, nil)
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	_, _ = c.Call(ctx, "", "Browser.close", nil)
+	_, _ = b.Conn.Call(ctx, "", "Browser.close", nil)
 }
 
 func (b *Browser) removeProfile() {

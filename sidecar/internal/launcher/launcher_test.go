@@ -61,7 +61,7 @@ func TestParseActivePort(t *testing.T) {
 func TestFlags(t *testing.T) {
 	headless := Flags(Options{Headless: true, URL: "http://127.0.0.1:1/", Args: []string{"--lang=fr"}}, "/p")
 	visible := Flags(Options{}, "/p")
-	for _, want := range []string{"--remote-debugging-port=0", "--user-data-dir=/p", "--no-first-run", "--disable-background-networking"} {
+	for _, want := range []string{debuggingFlag, "--user-data-dir=/p", "--no-first-run", "--disable-background-networking"} {
 		if !slices.Contains(headless, want) || !slices.Contains(visible, want) {
 			t.Errorf("missing %s", want)
 		}

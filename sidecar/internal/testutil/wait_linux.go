@@ -1,6 +1,10 @@
 package testutil
 
 import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,4 +60,57 @@ func WaitGroupExit(t testing.TB, pgid int, timeout time.Duration) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// ListeningTCP lists the TCP ports that processes of group pgid listen on,
+// from their open sockets and /proc/net/tcp and tcp6.
+func ListeningTCP(t testing.TB, pgid int) []int {
+	t.Helper()
+	inodes := map[string]bool{}
+	for _, p := range processes() {
+		if p.pgrp != pgid {
+			continue
+		}
+		dir := fmt.Sprintf("/proc/%d/fd", p.pid)
+		fds, _ := os.ReadDir(dir)
+		for _, fd := range fds {
+			target, err := os.Readlink(dir + "/" + fd.Name())
+			if err == nil && strings.HasPrefix(target, "socket:[") {
+				inodes[strings.TrimSuffix(strings.TrimPrefix(target, "socket:["), "]")] = true
+			}
+		}
+	}
+	var ports []int
+	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(table)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+				continue
+			}
+			_, hex, _ := strings.Cut(f[1], ":")
+			if port, err := strconv.ParseInt(hex, 16, 32); err == nil {
+				ports = append(ports, int(port))
+			}
+		}
+	}
+	return ports
+}
+
+// ProcessesWith lists the live processes whose command line contains needle.
+func ProcessesWith(needle string) []string {
+	var out []string
+	for _, p := range processes() {
+		if p.state == "Z" {
+			continue
+		}
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pid))
+		if err == nil && strings.Contains(string(cmdline), needle) {
+			out = append(out, fmt.Sprintf("pid %d: %s", p.pid, strings.ReplaceAll(string(cmdline), "\x00", " ")))
+		}
+	}
+	return out
 }

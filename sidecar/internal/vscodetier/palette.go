@@ -60,14 +60,17 @@ func (v *View) openSimpleBrowser(ctx context.Context, u string) error {
 func (v *View) workbenchWindow(ctx context.Context) (id string, desktop bool, err error) {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		v.mu.Lock()
-		for id, t := range v.targets {
-			if t.Type == "page" && (isWorkbenchURL(t.URL) || v.workbench[id]) {
-				v.mu.Unlock()
-				return id, isWorkbenchURL(t.URL), nil
+		windows := v.follow.Targets(func(t cdp.Target) bool {
+			if t.Type != "page" {
+				return false
 			}
+			v.mu.Lock()
+			defer v.mu.Unlock()
+			return isWorkbenchURL(t.URL) || v.workbench[t.ID]
+		})
+		if len(windows) > 0 {
+			return windows[0].ID, isWorkbenchURL(windows[0].URL), nil
 		}
-		v.mu.Unlock()
 		if time.Now().After(deadline) {
 			return "", false, errors.New("no VS Code window among the targets")
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -78,27 +78,32 @@ func (p *viewPolicy) own(session string) {
 	p.mu.Unlock()
 }
 
-func (p *viewPolicy) owns(session string) bool {
+// owns: the client holds session: one it attached, or its page's (a
+// page-level client's session was attached before the policy saw events).
+func (p *viewPolicy) owns(s *cdp.Relay, session string) bool {
+	if session != "" && session == s.PageSession() {
+		return true
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.owned[session]
 }
 
-// Command implements cdpbridge.Policy.
-func (p *viewPolicy) Command(s *cdpbridge.Session, m *cdpbridge.Message) cdpbridge.Verdict {
+// Command implements cdp.Policy.
+func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 	if refused[m.Method] {
 		msg := refuseReshape
 		switch m.Method {
 		case "Target.createTarget", "Target.createBrowserContext":
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "browser-coordinator: %s", refuseNewWindow)}
+			return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", refuseNewWindow)}
 		case "Target.closeTarget", "Page.close":
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "browser-coordinator: %s", refuseClose)}
+			return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", refuseClose)}
 		}
-		return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "browser-coordinator: "+msg, m.Method)}
+		return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: "+msg, m.Method)}
 	}
 	if m.SessionID != "" {
-		if !p.owns(m.SessionID) {
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "No session with given id")}
+		if !p.owns(s, m.SessionID) {
+			return cdp.Verdict{Reply: cdp.Fail(m, "No session with given id")}
 		}
 		return p.sessionCommand(s, m)
 	}
@@ -106,83 +111,83 @@ func (p *viewPolicy) Command(s *cdpbridge.Session, m *cdpbridge.Message) cdpbrid
 	switch m.Method {
 	case "Browser.setDownloadBehavior":
 		// Downloads are VS Code's business; accept and change nothing.
-		return cdpbridge.Verdict{Reply: cdpbridge.Reply(m, struct{}{})}
+		return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
 	case "Browser.getWindowForTarget":
 		if id := param("targetId"); id != "" && id != p.viewID {
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "No target with given id found")}
+			return cdp.Verdict{Reply: cdp.Fail(m, "No target with given id found")}
 		}
 		if p.iframe {
-			return cdpbridge.Verdict{Async: func(ctx context.Context) *cdpbridge.Message {
+			return cdp.Verdict{Async: func(ctx context.Context) *cdp.Message {
 				window, err := p.view.parentPage(ctx, p.viewID)
 				if err != nil {
-					return cdpbridge.Fail(m, "%v", err)
+					return cdp.Fail(m, "%v", err)
 				}
 				res, err := s.Call(ctx, "", "Browser.getWindowForTarget", map[string]string{"targetId": window})
 				return answer(m, res, err)
 			}}
 		}
 	case "Target.getTargets":
-		return cdpbridge.Verdict{Then: p.onlyView("targetInfos")}
+		return cdp.Verdict{Then: p.onlyView("targetInfos")}
 	case "Target.getTargetInfo":
 		switch id := param("targetId"); id {
 		case "":
 		case p.viewID:
-			return cdpbridge.Verdict{Then: p.asPage("targetInfo")}
+			return cdp.Verdict{Then: p.asPage("targetInfo")}
 		default:
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "No target with given id found")}
+			return cdp.Verdict{Reply: cdp.Fail(m, "No target with given id found")}
 		}
 	case "Target.attachToTarget", "Target.activateTarget":
 		if param("targetId") != p.viewID {
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "No target with given id found (in Tier 2 the only target is VS Code's browser view)")}
+			return cdp.Verdict{Reply: cdp.Fail(m, "No target with given id found (in Tier 2 the only target is VS Code's browser view)")}
 		}
 		if m.Method == "Target.activateTarget" {
-			return cdpbridge.Verdict{Reply: cdpbridge.Reply(m, struct{}{})}
+			return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
 		}
 	case "Target.detachFromTarget":
-		if !p.owns(param("sessionId")) {
-			return cdpbridge.Verdict{Reply: cdpbridge.Fail(m, "No session with given id")}
+		if !p.owns(s, param("sessionId")) {
+			return cdp.Verdict{Reply: cdp.Fail(m, "No session with given id")}
 		}
 	case "Target.setAutoAttach":
 		// At the browser level this would attach the client to every VS Code
 		// window. Attach it to the view instead, as Chromium would have (the
 		// attach is announced before the answer).
 		if !gjson.GetBytes(m.Params, "autoAttach").Bool() {
-			return cdpbridge.Verdict{Reply: cdpbridge.Reply(m, struct{}{})}
+			return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
 		}
-		return cdpbridge.Verdict{Async: func(ctx context.Context) *cdpbridge.Message {
+		return cdp.Verdict{Async: func(ctx context.Context) *cdp.Message {
 			_, err := s.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": p.viewID, "flatten": true})
 			return answer(m, json.RawMessage(`{}`), err)
 		}}
 	}
-	return cdpbridge.Verdict{}
+	return cdp.Verdict{}
 }
 
 // sessionCommand handles commands on a session the client holds.
-func (p *viewPolicy) sessionCommand(s *cdpbridge.Session, m *cdpbridge.Message) cdpbridge.Verdict {
+func (p *viewPolicy) sessionCommand(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 	if !p.iframe || !p.isViewSession(s, m.SessionID) {
-		return cdpbridge.Verdict{}
+		return cdp.Verdict{}
 	}
 	switch m.Method {
 	case "Page.captureScreenshot":
-		return cdpbridge.Verdict{Async: func(ctx context.Context) *cdpbridge.Message { return p.screenshot(ctx, s, m) }}
+		return cdp.Verdict{Async: func(ctx context.Context) *cdp.Message { return p.screenshot(ctx, s, m) }}
 	case "Page.getFrameTree":
-		return cdpbridge.Verdict{Then: func(a *cdpbridge.Message) *cdpbridge.Message {
+		return cdp.Verdict{Then: func(a *cdp.Message) *cdp.Message {
 			a.Result, _ = sjson.DeleteBytes(a.Result, "frameTree.frame.parentId")
 			return a
 		}}
 	case "Page.getNavigationHistory":
-		return cdpbridge.Verdict{Async: func(ctx context.Context) *cdpbridge.Message {
+		return cdp.Verdict{Async: func(ctx context.Context) *cdp.Message {
 			t, _ := p.view.Current()
-			return cdpbridge.Reply(m, map[string]any{"currentIndex": 0, "entries": []map[string]any{
+			return cdp.Reply(m, map[string]any{"currentIndex": 0, "entries": []map[string]any{
 				{"id": 0, "url": t.URL, "userTypedURL": t.URL, "title": t.Title, "transitionType": "typed"}}})
 		}}
 	}
-	return cdpbridge.Verdict{Then: func(a *cdpbridge.Message) *cdpbridge.Message {
+	return cdp.Verdict{Then: func(a *cdp.Message) *cdp.Message {
 		if a.Error == nil || !strings.Contains(a.Error.Message, topLevelOnly) {
 			return a
 		}
 		if harmless[m.Method] {
-			return cdpbridge.Reply(m, struct{}{})
+			return cdp.Reply(m, struct{}{})
 		}
 		a.Error.Message = fmt.Sprintf("browser-coordinator: %s is not available in VS Code's browser view (it is a frame of VS Code's window, not a window of its own)", m.Method)
 		return a
@@ -191,7 +196,7 @@ func (p *viewPolicy) sessionCommand(s *cdpbridge.Session, m *cdpbridge.Message) 
 
 // isViewSession: the session is attached to the view itself (not a worker
 // or frame under it).
-func (p *viewPolicy) isViewSession(s *cdpbridge.Session, session string) bool {
+func (p *viewPolicy) isViewSession(s *cdp.Relay, session string) bool {
 	if session == s.PageSession() {
 		return true
 	}
@@ -200,10 +205,10 @@ func (p *viewPolicy) isViewSession(s *cdpbridge.Session, session string) bool {
 	return p.viewSessions[session]
 }
 
-// Event implements cdpbridge.Policy.
-func (p *viewPolicy) Event(s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridge.Message {
+// Event implements cdp.Policy.
+func (p *viewPolicy) Event(s *cdp.Relay, m *cdp.Message) *cdp.Message {
 	if m.SessionID != "" {
-		if !p.owns(m.SessionID) {
+		if !p.owns(s, m.SessionID) {
 			return nil
 		}
 		switch m.Method {
@@ -237,7 +242,7 @@ func (p *viewPolicy) Event(s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridg
 		p.mu.Unlock()
 		m.Params = presentAsPage(m.Params, "targetInfo")
 	case "Target.detachedFromTarget":
-		if !p.owns(gjson.GetBytes(m.Params, "sessionId").String()) {
+		if !p.owns(s, gjson.GetBytes(m.Params, "sessionId").String()) {
 			return nil
 		}
 	}
@@ -256,8 +261,8 @@ func presentAsPage(params json.RawMessage, path string) json.RawMessage {
 	return out
 }
 
-func (p *viewPolicy) asPage(path string) func(*cdpbridge.Message) *cdpbridge.Message {
-	return func(a *cdpbridge.Message) *cdpbridge.Message {
+func (p *viewPolicy) asPage(path string) func(*cdp.Message) *cdp.Message {
+	return func(a *cdp.Message) *cdp.Message {
 		if a.Error == nil {
 			a.Result = presentAsPage(a.Result, path)
 		}
@@ -266,8 +271,8 @@ func (p *viewPolicy) asPage(path string) func(*cdpbridge.Message) *cdpbridge.Mes
 }
 
 // onlyView keeps the view in a list of target infos, shown as a page.
-func (p *viewPolicy) onlyView(path string) func(*cdpbridge.Message) *cdpbridge.Message {
-	return func(a *cdpbridge.Message) *cdpbridge.Message {
+func (p *viewPolicy) onlyView(path string) func(*cdp.Message) *cdp.Message {
+	return func(a *cdp.Message) *cdp.Message {
 		if a.Error != nil {
 			return a
 		}
@@ -287,9 +292,9 @@ func (p *viewPolicy) onlyView(path string) func(*cdpbridge.Message) *cdpbridge.M
 }
 
 // answer turns a call's outcome into the answer to m.
-func answer(m *cdpbridge.Message, res json.RawMessage, err error) *cdpbridge.Message {
+func answer(m *cdp.Message, res json.RawMessage, err error) *cdp.Message {
 	if err != nil {
-		return cdpbridge.Fail(m, "%v", err)
+		return cdp.Fail(m, "%v", err)
 	}
-	return &cdpbridge.Message{ID: m.ID, SessionID: m.SessionID, Result: res}
+	return &cdp.Message{ID: m.ID, SessionID: m.SessionID, Result: res}
 }

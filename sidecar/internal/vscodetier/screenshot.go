@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"math"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/tidwall/gjson"
 )
 
@@ -16,22 +16,22 @@ import (
 // client gives is in the iframe's page coordinates, so the iframe's scroll
 // offset is taken off and its box origin added. What is outside the
 // iframe's visible box cannot be captured and is cut off.
-func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cdpbridge.Message) *cdpbridge.Message {
+func (p *viewPolicy) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message) *cdp.Message {
 	parent, err := p.parentSession(ctx, s)
 	if err != nil {
-		return cdpbridge.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
+		return cdp.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
 	}
 	owner, err := s.Call(ctx, parent, "DOM.getFrameOwner", map[string]string{"frameId": p.viewID})
 	if err != nil {
-		return cdpbridge.Fail(m, "browser-coordinator: cannot find VS Code's browser view in its window: %v", err)
+		return cdp.Fail(m, "browser-coordinator: cannot find VS Code's browser view in its window: %v", err)
 	}
 	box, err := s.Call(ctx, parent, "DOM.getBoxModel", map[string]int64{"backendNodeId": gjson.GetBytes(owner, "backendNodeId").Int()})
 	if err != nil {
-		return cdpbridge.Fail(m, "browser-coordinator: cannot measure VS Code's browser view: %v", err)
+		return cdp.Fail(m, "browser-coordinator: cannot measure VS Code's browser view: %v", err)
 	}
 	quad := gjson.GetBytes(box, "model.content").Array()
 	if len(quad) != 8 {
-		return cdpbridge.Fail(m, "browser-coordinator: VS Code's browser view has no box (is it hidden?)")
+		return cdp.Fail(m, "browser-coordinator: VS Code's browser view has no box (is it hidden?)")
 	}
 	frame := rect{x: quad[0].Float(), y: quad[1].Float(), w: quad[4].Float() - quad[0].Float(), h: quad[5].Float() - quad[1].Float()}
 
@@ -42,7 +42,7 @@ func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cd
 	if c := gjson.GetBytes(m.Params, "clip"); c.Exists() {
 		metrics, err := s.Call(ctx, m.SessionID, "Page.getLayoutMetrics", nil)
 		if err != nil {
-			return cdpbridge.Fail(m, "%v", err)
+			return cdp.Fail(m, "%v", err)
 		}
 		scrollX := gjson.GetBytes(metrics, "cssLayoutViewport.pageX").Float()
 		scrollY := gjson.GetBytes(metrics, "cssLayoutViewport.pageY").Float()
@@ -52,7 +52,7 @@ func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cd
 		}
 	}
 	if clip.w <= 0 || clip.h <= 0 {
-		return cdpbridge.Fail(m, "browser-coordinator: the requested area is outside the visible part of VS Code's browser view")
+		return cdp.Fail(m, "browser-coordinator: the requested area is outside the visible part of VS Code's browser view")
 	}
 	params["clip"] = map[string]float64{"x": clip.x, "y": clip.y, "width": clip.w, "height": clip.h, "scale": scale}
 	params["captureBeyondViewport"] = false
@@ -62,7 +62,7 @@ func (p *viewPolicy) screenshot(ctx context.Context, s *cdpbridge.Session, m *cd
 
 // parentSession is the bridge's own session on the window that holds the
 // iframe view; the client never owns it, so it never sees its events.
-func (p *viewPolicy) parentSession(ctx context.Context, s *cdpbridge.Session) (string, error) {
+func (p *viewPolicy) parentSession(ctx context.Context, s *cdp.Relay) (string, error) {
 	p.mu.Lock()
 	parent := p.parent
 	p.mu.Unlock()

@@ -7,14 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpbridge"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/tidwall/gjson"
 )
@@ -25,90 +22,67 @@ import (
 // its own iframe target). Clients see it as the only page of a browser; VS
 // Code's own windows are never shown to them.
 //
-// View follows VS Code's targets on a connection of its own, implements
-// cdpproxy.Filter (what clients see) and coordinator.Pages (tab tools and
-// currentUrl).
+// View follows VS Code's targets on a connection of its own, and serves as
+// the proxy's Filter (what clients see) and the coordinator's Pages (tab
+// tools and currentUrl).
 type View struct {
-	backend  cdpproxy.Backend
+	endpoint *cdp.Endpoint
 	conn     *cdp.Conn
-	onChange func()
+	follow   *cdp.Follower
 	log      *slog.Logger
 
-	mu        sync.Mutex
-	targets   map[string]target
-	order     []string        // candidate views, most recently active last
-	workbench map[string]bool // page target id → is a VS Code window (probed once)
-	appeared  chan struct{}   // closed and replaced whenever a candidate appears
-}
+	ctx    context.Context // ends with the View: probes run under it
+	cancel context.CancelFunc
+	probes sync.WaitGroup
 
-// target is what Target.* events say about a target.
-type target struct {
-	ID       string `json:"targetId"`
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	URL      string `json:"url"`
-	Attached bool   `json:"attached"`
+	mu        sync.Mutex
+	workbench map[string]bool // page target id → is a VS Code window (probed)
 }
 
 // NewView connects to VS Code's CDP endpoint and starts following its
-// targets. It is coordinator.Endpoint's View hook.
-func NewView(ctx context.Context, b cdpproxy.Backend, onChange func(), log *slog.Logger) (*View, error) {
-	v := &View{backend: b, onChange: onChange, log: log, targets: map[string]target{}, workbench: map[string]bool{}, appeared: make(chan struct{})}
-	conn, err := b.DialCDP(ctx, v.onEvent)
+// targets.
+func NewView(ctx context.Context, e *cdp.Endpoint, log *slog.Logger) (*View, error) {
+	v := &View{endpoint: e, follow: cdp.NewFollower(), log: log, workbench: map[string]bool{}}
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	conn, err := e.Dial(ctx, v.onEvent)
 	if err != nil {
+		v.cancel()
 		return nil, err
 	}
 	v.conn = conn
-	if _, err := conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
-		conn.Close()
+	if err := v.follow.Follow(ctx, conn); err != nil {
+		v.Shutdown()
 		return nil, err
 	}
 	return v, nil
 }
 
-// onEvent runs on the reading goroutine; probing a page is left to a goroutine.
+// onEvent runs on the reading goroutine; probing a page is left to a
+// goroutine of the View's.
 func (v *View) onEvent(m cdp.Message) {
-	var ev struct {
-		TargetInfo target `json:"targetInfo"`
-		TargetID   string `json:"targetId"`
+	u := v.follow.HandleEvent(m)
+	switch u.Kind {
+	case "created", "changed":
+	case "destroyed":
+		v.mu.Lock()
+		delete(v.workbench, u.Target.ID)
+		v.mu.Unlock()
+		return
+	default:
+		return
 	}
-	switch m.Method {
-	case "Target.targetCreated", "Target.targetInfoChanged":
-		if json.Unmarshal(m.Params, &ev) != nil {
-			return
-		}
-		t := ev.TargetInfo
-		v.mu.Lock()
-		before := v.currentURLLocked()
-		prev, known := v.targets[t.ID]
-		v.targets[t.ID] = t
-		_, probed := v.workbench[t.ID]
-		if v.candidateLocked(t) && (!known || prev.URL != t.URL) {
-			v.touchLocked(t.ID)
-		}
-		changed := v.currentURLLocked() != before
-		v.mu.Unlock()
-		// A page is (re)probed when it appears and when it changes: VS
-		// Code's window builds its DOM after loading, then retitles itself.
-		if t.Type == "page" && !isWorkbenchURL(t.URL) && (!probed || prev.Title != t.Title || prev.URL != t.URL) {
-			go func() { v.probe(context.Background(), t.ID) }()
-		}
-		if changed && v.onChange != nil {
-			v.onChange()
-		}
-	case "Target.targetDestroyed":
-		if json.Unmarshal(m.Params, &ev) != nil {
-			return
-		}
-		v.mu.Lock()
-		before := v.currentURLLocked()
-		delete(v.targets, ev.TargetID)
-		v.order = slices.DeleteFunc(v.order, func(id string) bool { return id == ev.TargetID })
-		changed := v.currentURLLocked() != before
-		v.mu.Unlock()
-		if changed && v.onChange != nil {
-			v.onChange()
-		}
+	t := u.Target
+	v.mu.Lock()
+	_, probed := v.workbench[t.ID]
+	v.mu.Unlock()
+	// A page is (re)probed when it appears and when it changes: VS Code's
+	// window builds its DOM after loading, then retitles itself.
+	if t.Type == "page" && !isWorkbenchURL(t.URL) && (!probed || u.Prev.Title != t.Title || u.Prev.URL != t.URL) {
+		v.probes.Add(1)
+		go func() {
+			defer v.probes.Done()
+			v.probe(v.ctx, t.ID)
+		}()
 	}
 }
 
@@ -133,9 +107,7 @@ const isWorkbenchDOM = `new Promise(done => {
 func (v *View) probe(ctx context.Context, id string) (isWorkbench, known bool) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	v.mu.Lock()
-	want := v.targets[id].URL
-	v.mu.Unlock()
+	t, _ := v.follow.Get(id)
 	session, err := v.attach(ctx, id)
 	if err != nil {
 		return false, false
@@ -154,20 +126,17 @@ func (v *View) probe(ctx context.Context, id string) (isWorkbench, known bool) {
 			} `json:"value"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(out, &r) != nil || (r.Result.Value.URL == "about:blank" && want != "about:blank") {
+	if json.Unmarshal(out, &r) != nil || (r.Result.Value.URL == "about:blank" && t.URL != "about:blank") {
 		return false, false
 	}
 	isWorkbench = r.Result.Value.Workbench
 	v.mu.Lock()
 	v.workbench[id] = isWorkbench
-	if t, ok := v.targets[id]; ok && v.candidateLocked(t) {
-		v.touchLocked(id)
-	} else {
-		v.order = slices.DeleteFunc(v.order, func(o string) bool { return o == id })
-	}
 	v.mu.Unlock()
-	if v.onChange != nil {
-		v.onChange()
+	if t, ok := v.follow.Get(id); ok && v.candidate(t) {
+		v.follow.Touch(id)
+	} else {
+		v.follow.Demote(id)
 	}
 	return isWorkbench, true
 }
@@ -182,17 +151,21 @@ func (v *View) attach(ctx context.Context, id string) (session string, err error
 }
 
 func (v *View) detach(session string) {
-	_, _ = v.conn.Call(context.Background(), "", "Target.detachFromTarget", map[string]any{"sessionId": session})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = v.conn.Call(ctx, "", "Target.detachFromTarget", map[string]any{"sessionId": session})
 }
 
-// candidateLocked: can t be the browser view?
-func (v *View) candidateLocked(t target) bool {
+// candidate: can t be the browser view?
+func (v *View) candidate(t cdp.Target) bool {
 	switch t.Type {
 	case "page":
 		if isWorkbenchURL(t.URL) || strings.HasPrefix(t.URL, "devtools:") || strings.HasPrefix(t.URL, "chrome:") {
 			return false
 		}
+		v.mu.Lock()
 		isWorkbench, probed := v.workbench[t.ID]
+		v.mu.Unlock()
 		return probed && !isWorkbench
 	case "iframe":
 		// VS Code's own frames are webviews (vscode-webview://); a frame of
@@ -210,31 +183,15 @@ func (v *View) candidateLocked(t target) bool {
 	return false
 }
 
-func (v *View) touchLocked(id string) {
-	v.order = append(slices.DeleteFunc(v.order, func(o string) bool { return o == id }), id)
-	close(v.appeared)
-	v.appeared = make(chan struct{})
-}
-
-// currentLocked picks the view: an integrated browser page before a Simple
+// current picks the view: an integrated browser page before a Simple
 // Browser iframe, the most recently active first.
-func (v *View) currentLocked() (target, bool) {
+func (v *View) current() (cdp.Target, bool) {
 	for _, kind := range []string{"page", "iframe"} {
-		for i := len(v.order) - 1; i >= 0; i-- {
-			if t, ok := v.targets[v.order[i]]; ok && t.Type == kind && v.candidateLocked(t) {
-				return t, true
-			}
+		if t, ok := v.follow.Latest(func(t cdp.Target) bool { return t.Type == kind && v.candidate(t) }); ok {
+			return t, true
 		}
 	}
-	return target{}, false
-}
-
-func (v *View) currentURLLocked() string {
-	t, ok := v.currentLocked()
-	if !ok {
-		return ""
-	}
-	return cleanURL(t.URL)
+	return cdp.Target{}, false
 }
 
 // cleanURL drops the query parameters the Simple Browser adds to bust caches.
@@ -254,11 +211,7 @@ func cleanURL(raw string) string {
 }
 
 // Current is the view now, if one is open.
-func (v *View) Current() (target, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.currentLocked()
-}
+func (v *View) Current() (cdp.Target, bool) { return v.current() }
 
 // ErrNoView says there is no browser view and how to get one.
 var ErrNoView = errors.New("no browser view is open in VS Code: run \"Simple Browser: Show\" (or open the integrated browser) in VS Code, or call coordinator_open_tab with a URL")
@@ -268,32 +221,29 @@ var ErrNoView = errors.New("no browser view is open in VS Code: run \"Simple Bro
 var errViewGone = errors.New("the connection to VS Code's CDP port is closed")
 
 // waitView returns the view, waiting up to d for one to appear.
-func (v *View) waitView(ctx context.Context, d time.Duration) (target, error) {
+func (v *View) waitView(ctx context.Context, d time.Duration) (cdp.Target, error) {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
-		v.mu.Lock()
-		t, ok := v.currentLocked()
-		appeared := v.appeared
-		v.mu.Unlock()
-		if ok {
+		changed := v.follow.Changed()
+		if t, ok := v.current(); ok {
 			return t, nil
 		}
 		select {
-		case <-appeared:
+		case <-changed:
 		case <-deadline.C:
-			return target{}, ErrNoView
+			return cdp.Target{}, ErrNoView
 		case <-ctx.Done():
-			return target{}, ctx.Err()
+			return cdp.Target{}, ctx.Err()
 		case <-v.conn.Done():
-			return target{}, errViewGone
+			return cdp.Target{}, errViewGone
 		}
 	}
 }
 
 // ensureView returns the view, opening the Simple Browser at openURL when
 // none is open.
-func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
+func (v *View) ensureView(ctx context.Context, openURL string) (cdp.Target, error) {
 	// Targets arrive right after discovery starts, and pages are probed:
 	// give a view that exists a moment to be known. A page is probed once
 	// more before a client gets it: VS Code's window must never be handed out.
@@ -304,14 +254,12 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 			break // none yet: open one
 		}
 		if err != nil {
-			return target{}, err
+			return cdp.Target{}, err
 		}
 		if t.Type != "page" {
 			return t, nil
 		}
-		v.mu.Lock()
-		appeared := v.appeared
-		v.mu.Unlock()
+		changed := v.follow.Changed()
 		isWorkbench, known := v.probe(ctx, t.ID)
 		if known && !isWorkbench {
 			return t, nil
@@ -322,22 +270,22 @@ func (v *View) ensureView(ctx context.Context, openURL string) (target, error) {
 		// No answer (the page is loading or navigating): ask again when a
 		// view changes or after a pause, for a while.
 		if time.Now().After(deadline) {
-			return target{}, fmt.Errorf("VS Code's browser view (%s) does not answer; try again once it has loaded", cleanURL(t.URL))
+			return cdp.Target{}, fmt.Errorf("VS Code's browser view (%s) does not answer; try again once it has loaded", cleanURL(t.URL))
 		}
 		select {
-		case <-appeared:
+		case <-changed:
 		case <-time.After(200 * time.Millisecond):
 		case <-ctx.Done():
-			return target{}, ctx.Err()
+			return cdp.Target{}, ctx.Err()
 		case <-v.conn.Done():
-			return target{}, errViewGone
+			return cdp.Target{}, errViewGone
 		}
 	}
 	if openURL == "" {
 		openURL = "about:blank"
 	}
 	if err := v.openSimpleBrowser(ctx, openURL); err != nil {
-		return target{}, fmt.Errorf("%w (opening one failed: %v)", ErrNoView, err)
+		return cdp.Target{}, fmt.Errorf("%w (opening one failed: %v)", ErrNoView, err)
 	}
 	return v.waitView(ctx, 15*time.Second)
 }
@@ -367,25 +315,24 @@ func (v *View) Refusal(path string) string {
 	return ""
 }
 
-// Bridge implements cdpproxy.Filter: every client goes through a policy
+// Policy implements cdpproxy.Filter: every client goes through a policy
 // that shows it the view and nothing else.
-func (v *View) Bridge(ctx context.Context, page string) (cdpbridge.Options, error) {
+func (v *View) Policy(ctx context.Context, page string) (cdp.Policy, error) {
 	t, err := v.ensureView(ctx, "")
 	if err != nil {
-		return cdpbridge.Options{}, err
+		return nil, err
 	}
 	if page != "" && page != t.ID {
-		return cdpbridge.Options{}, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
+		return nil, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
 	}
-	p := &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}}
-	return cdpbridge.Options{Policy: p, PageTarget: page}, nil
+	return &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}}, nil
 }
 
 // parentPage finds the VS Code window that holds an iframe view, from VS
 // Code's /json/list (each iframe names its page as parentId).
 func (v *View) parentPage(ctx context.Context, iframe string) (string, error) {
 	var list []struct{ ID, ParentID string }
-	if err := v.backend.GetJSON(ctx, "/json/list", &list); err != nil {
+	if err := v.endpoint.GetJSON(ctx, "/json/list", &list); err != nil {
 		return "", err
 	}
 	for _, t := range list {
@@ -448,16 +395,27 @@ func (v *View) Close(context.Context, string) error {
 
 // CurrentURL is the view's page.
 func (v *View) CurrentURL() string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.currentURLLocked()
+	t, ok := v.current()
+	if !ok {
+		return ""
+	}
+	return cleanURL(t.URL)
 }
+
+// Changed is closed at the next change of VS Code's targets.
+func (v *View) Changed() <-chan struct{} { return v.follow.Changed() }
 
 // Lost is closed when the connection to VS Code ends (VS Code quit).
 func (v *View) Lost() <-chan struct{} { return v.conn.Done() }
 
-// Shutdown closes the connection.
-func (v *View) Shutdown() { v.conn.Close() }
+// Shutdown closes the connection and waits for the probes.
+func (v *View) Shutdown() {
+	v.cancel()
+	if v.conn != nil {
+		v.conn.Close()
+	}
+	v.probes.Wait()
+}
 
 const (
 	refuseNewWindow = "in Tier 2 the agent works in VS Code's browser view, its only page: opening new windows or tabs is refused; navigate the page instead (or start the coordinator with --no-vscode for a browser of its own)"

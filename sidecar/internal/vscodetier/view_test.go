@@ -19,8 +19,6 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
@@ -51,7 +49,7 @@ func workbench(t *testing.T) (windowURL string) {
 	return "http://localhost:" + port + "/window"
 }
 
-func vscodeWindow(t *testing.T, url string) *launcher.Browser {
+func vscodeWindow(t *testing.T, url string) *testbrowser.Browser {
 	t.Helper()
 	return testbrowser.Launch(t, url)
 }
@@ -96,7 +94,7 @@ func (c *client) must(session, method string, params any) json.RawMessage {
 
 // waitForIframe waits until VS Code's window holds its iframe target, as a
 // window that has been open for a while does.
-func waitForIframe(t *testing.T, b *launcher.Browser) {
+func waitForIframe(t *testing.T, b *testbrowser.Browser) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		resp, err := http.Get("http://" + b.Addr() + "/json/list")
@@ -305,7 +303,7 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	v, err := NewView(context.Background(), cdpproxy.Backend{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, nil, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +342,7 @@ func TestAViewWhoseConnectionClosedSaysSoAtOnce(t *testing.T) {
 	// client was being set up on this View: it must not go on probing a
 	// page it can no longer reach, nor try to open a Simple Browser.
 	b := testbrowser.Launch(t, "data:text/html,<title>view</title>")
-	v, err := NewView(context.Background(), cdpproxy.Backend{Addr: b.Addr(), WSPath: b.WSPath}, nil, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

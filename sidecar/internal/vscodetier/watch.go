@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/fsnotify/fsnotify"
@@ -21,13 +21,17 @@ const debounce = 15 * time.Millisecond
 
 // Watcher keeps the coordinator on the right tier as VS Code's CDP port
 // comes and goes: it watches the port file's folder (filtered by name) and
-// switches the proxy's backend live.
+// switches the proxy's backend live. It learns from the coordinator's
+// events when VS Code's port stopped answering and a launched browser took
+// its place.
 type Watcher struct {
 	c        *coordinator.Coordinator
 	env      Env
 	noVSCode bool
 	log      *slog.Logger
 	fs       *fsnotify.Watcher
+	events   <-chan coordinator.Event
+	unsub    func()
 	done     chan struct{}
 
 	mu      sync.Mutex
@@ -36,11 +40,19 @@ type Watcher struct {
 
 // Start decides the tier now and, inside VS Code, keeps deciding it.
 func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bool, log *slog.Logger) (*Watcher, error) {
-	w := &Watcher{c: c, env: env, noVSCode: noVSCode, log: log, done: make(chan struct{})}
+	w := &Watcher{c: c, env: env, noVSCode: noVSCode, log: log, done: make(chan struct{}), unsub: func() {}}
+	w.events, w.unsub = c.Subscribe()
 	d := Detect(ctx, env, noVSCode)
 	w.apply(d, true)
 	if noVSCode || !d.Inside || len(env.PortFiles) == 0 {
-		close(w.done)
+		if d.Tier != 2 {
+			w.unsub()
+			close(w.done)
+			return w, nil
+		}
+		// VSCODE_CDP_PORT outside VS Code: no port file to watch, but its
+		// fall-back must still be told.
+		go w.loop()
 		return w, nil
 	}
 	fw, err := fsnotify.NewWatcher()
@@ -58,6 +70,7 @@ func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bo
 	}
 	if watched == 0 {
 		fw.Close()
+		w.unsub()
 		close(w.done)
 		return w, fmt.Errorf("watch %s: no folder of a port file can be watched", filepath.Dir(env.PortFiles[0]))
 	}
@@ -71,6 +84,7 @@ func (w *Watcher) Close() {
 	if w.fs != nil {
 		w.fs.Close()
 	}
+	w.unsub()
 	<-w.done
 }
 
@@ -78,20 +92,32 @@ func (w *Watcher) loop() {
 	defer close(w.done)
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
+	var fsEvents <-chan fsnotify.Event
+	var fsErrors <-chan error
+	if w.fs != nil {
+		fsEvents, fsErrors = w.fs.Events, w.fs.Errors
+	}
 	for {
 		select {
-		case ev, ok := <-w.fs.Events:
+		case ev, ok := <-fsEvents:
 			if !ok {
 				return
 			}
 			if filepath.Base(ev.Name) == PortFileName {
 				timer.Reset(debounce)
 			}
-		case err, ok := <-w.fs.Errors:
+		case err, ok := <-fsErrors:
 			if !ok {
 				return
 			}
 			w.log.Debug("port file watch", "err", err)
+		case ev, ok := <-w.events:
+			if !ok {
+				return
+			}
+			if ev.Kind == coordinator.FellBack {
+				w.fellBack(ev)
+			}
 		case <-timer.C:
 			w.recheck()
 		}
@@ -129,34 +155,63 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 	}
 	w.log.Info("VS Code tier", "tier", d.Tier, "port", d.Port, "reason", d.Reason)
 	if d.Tier != 2 {
-		w.c.SetEndpoint(nil)
+		w.c.SetSource(nil)
 		return
 	}
-	port := d.Port
-	w.c.SetEndpoint(&coordinator.Endpoint{
-		Kind:     state.BackendTier2,
-		URL:      "http://127.0.0.1:" + strconv.Itoa(port),
-		Describe: fmt.Sprintf("VS Code's CDP port %d", port),
-		View: func(ctx context.Context, b cdpproxy.Backend, onChange func()) (cdpproxy.Filter, coordinator.Pages, error) {
-			v, err := NewView(ctx, b, onChange, w.log)
-			if err != nil {
-				return nil, nil, err
-			}
-			return v, v, nil
-		},
-		OnUnreachable: func(err error) { w.fellBack(port, err) },
-	})
+	w.c.SetSource(Source(d.Port, w.log))
 }
 
-// fellBack records that VS Code's port died and a browser was launched. It
-// runs on its own goroutine: if the watcher has moved on (another port, or
-// Tier 1) meanwhile, it changes nothing.
-func (w *Watcher) fellBack(port int, err error) {
+// Source is VS Code's CDP port as a coordinator source: the View behind the
+// proxy, and a launched browser instead when the port does not answer.
+func Source(port int, log *slog.Logger) *coordinator.Source {
+	return &coordinator.Source{
+		Kind:      state.BackendTier2,
+		Key:       sourceKey(port),
+		Describe:  fmt.Sprintf("VS Code's CDP port %d", port),
+		Hint:      " (to use a browser of its own instead of VS Code's, start the coordinator with --no-vscode)",
+		Connector: connector{port: port, log: log},
+		Fallback:  true,
+	}
+}
+
+func sourceKey(port int) string { return "tier2 port " + strconv.Itoa(port) }
+
+// connector connects to VS Code's CDP port.
+type connector struct {
+	port int
+	log  *slog.Logger
+}
+
+func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error) {
+	url := "http://127.0.0.1:" + strconv.Itoa(k.port)
+	e, err := cdp.Probe(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	v, err := NewView(ctx, &e, k.log)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", cdp.ErrUnreachable, err)
+	}
+	return &coordinator.Connection{
+		Endpoint: &e,
+		Filter:   v,
+		Pages:    v,
+		Browser:  state.Browser{Type: state.BackendTier2, Path: url, Version: coordinator.ProductVersion(e.Product)},
+		Done:     v.Lost(),
+		Close:    v.Shutdown,
+	}, nil
+}
+
+// fellBack records that VS Code's port died and a browser was launched. If
+// the watcher has moved on (another port, or Tier 1) meanwhile, it changes
+// nothing.
+func (w *Watcher) fellBack(ev coordinator.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.current.Port != port {
+	if w.current.Tier != 2 || ev.Source != sourceKey(w.current.Port) {
 		return
 	}
+	port := w.current.Port
 	w.current = coordinator.VSCodeStatus{
 		Inside: w.current.Inside,
 		Tier:   1,
@@ -164,5 +219,5 @@ func (w *Watcher) fellBack(port int, err error) {
 	}
 	d := w.current
 	w.c.SetVSCodeStatus(&d)
-	w.log.Warn("VS Code's CDP port is gone; using a launched browser", "port", port, "err", err)
+	w.log.Warn("VS Code's CDP port is gone; using a launched browser", "port", port, "reason", ev.Reason)
 }

@@ -3,7 +3,6 @@ package vscodetier
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
@@ -33,7 +31,7 @@ func tempDir(t *testing.T, prefix string) string {
 
 // standIn is a Chromium standing in for VS Code's Electron; its one page
 // (an "integrated browser") has title as its title.
-func standIn(t *testing.T, title string) *launcher.Browser {
+func standIn(t *testing.T, title string) *testbrowser.Browser {
 	t.Helper()
 	return testbrowser.Launch(t, "data:text/html,<title>"+title+"</title><h1>"+title+"</h1>")
 }
@@ -232,8 +230,14 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 		if s, err = f.c.Ensure(context.Background()); err != nil || s.Backend != state.BackendTier1 || s.State != coordinator.Running {
 			t.Fatalf("after VS Code quit: %+v %v", s, err)
 		}
-		if s.VSCode.Tier != 1 || !strings.Contains(s.VSCode.Reason, "stopped answering") {
-			t.Fatalf("status: %+v", s.VSCode)
+		// The watcher learns of the fallback from the coordinator's event.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if v := f.c.Status().VSCode; v.Tier == 1 && strings.Contains(v.Reason, "stopped answering") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("status: %+v", f.c.Status().VSCode)
+			}
 		}
 	})
 }
@@ -249,11 +253,11 @@ func TestLateFallBackChangesNothing(t *testing.T) {
 	c.SetVSCodeStatus(&now)
 
 	// The fallback of a start on port 1111 lands after the watcher moved to 2222.
-	w.fellBack(1111, errors.New("unreachable"))
+	w.fellBack(coordinator.Event{Kind: coordinator.FellBack, Source: sourceKey(1111), Reason: "unreachable"})
 	if s := c.Status().VSCode; s == nil || *s != now || w.current != now {
 		t.Fatalf("a late fallback for another port changed the status: %+v", s)
 	}
-	w.fellBack(2222, errors.New("unreachable"))
+	w.fellBack(coordinator.Event{Kind: coordinator.FellBack, Source: sourceKey(2222), Reason: "unreachable"})
 	if s := c.Status().VSCode; s == nil || s.Tier != 1 || !s.Inside || !strings.Contains(s.Reason, "2222 stopped answering") {
 		t.Fatalf("after the current port fell back: %+v", s)
 	}

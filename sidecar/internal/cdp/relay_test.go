@@ -1,4 +1,4 @@
-package cdpbridge
+package cdp_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -40,28 +41,35 @@ func fakeBrowser(t *testing.T, events ...string) string {
 		for _, e := range events {
 			_ = ws.WriteMessage(websocket.TextMessage, []byte(e))
 		}
-		_, _, _ = ws.ReadMessage() // until the bridge closes
+		_, _, _ = ws.ReadMessage() // until the relay closes
 	}))
 	t.Cleanup(srv.Close)
 	return "ws" + strings.TrimPrefix(srv.URL, "http")
 }
 
-// bridge serves a page-level client for target T of browser and returns
-// the client's connection.
-func bridge(t *testing.T, browser string, policy Policy) *websocket.Conn {
+// relayPage serves a page-level client for target T of browser through a
+// relay with policy, and returns the client's connection.
+func relayPage(t *testing.T, browser string, policy cdp.Policy) *websocket.Conn {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		up, _, err := websocket.DefaultDialer.Dial(browser, nil)
+		conn, err := cdp.Dial(r.Context(), browser, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		relay := cdp.NewRelay(policy)
+		peer, err := conn.Open(r.Context(), relay.Options(cdp.PeerOptions{Mode: cdp.Page, Target: "T"}))
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		client, err := upgrader.Upgrade(w, r, nil)
 		if err != nil {
-			up.Close()
+			peer.Close()
 			return
 		}
-		_ = Serve(context.Background(), client, up, Options{PageTarget: "T", Policy: policy})
+		_ = relay.Serve(context.Background(), cdp.WebSocket(client), peer)
 	}))
 	t.Cleanup(srv.Close)
 	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
@@ -76,9 +84,9 @@ func bridge(t *testing.T, browser string, policy Policy) *websocket.Conn {
 // rewriter marks Page.b events in place and passes the rest.
 type rewriter struct{}
 
-func (rewriter) Command(*Session, *Message) Verdict { return Verdict{} }
+func (rewriter) Command(*cdp.Relay, *cdp.Message) cdp.Verdict { return cdp.Verdict{} }
 
-func (rewriter) Event(_ *Session, m *Message) *Message {
+func (rewriter) Event(_ *cdp.Relay, m *cdp.Message) *cdp.Message {
 	if m.Method == "Page.b" {
 		m.Params, _ = sjson.SetBytes(m.Params, "seen", true)
 	}
@@ -93,7 +101,7 @@ func TestEventsPassAsTheBrowserSentThem(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		policy Policy
+		policy cdp.Policy
 		want   []string
 	}{
 		{"no policy", nil, []string{
@@ -106,7 +114,7 @@ func TestEventsPassAsTheBrowserSentThem(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := bridge(t, fakeBrowser(t, events...), tc.policy)
+			c := relayPage(t, fakeBrowser(t, events...), tc.policy)
 			if err := c.WriteMessage(websocket.TextMessage, []byte(`{"id":7,"method":"Page.enable"}`)); err != nil {
 				t.Fatal(err)
 			}

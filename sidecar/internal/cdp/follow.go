@@ -1,0 +1,184 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Target is what the Target domain says about one target.
+type Target struct {
+	ID       string `json:"targetId"`
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	URL      string `json:"url"`
+	Attached bool   `json:"attached"`
+	OpenerID string `json:"openerId,omitempty"`
+}
+
+// Update is what one Target event changed.
+type Update struct {
+	Kind   string // "created", "changed", "destroyed"; "" for an event that is not about targets
+	Target Target // as it is now (as it was, for destroyed)
+	Prev   Target // as it was before a change
+	Known  bool   // the target was known before
+}
+
+// Follower keeps a browser's targets from the Target domain's events, and
+// which were active last: a target counts as active when it appears, when
+// it navigates, and when someone brings it to the front (Touch). The
+// coordinator's tabs and VS Code's browser view both follow targets this
+// way; what counts as a tab is theirs to say.
+type Follower struct {
+	mu      sync.Mutex
+	targets map[string]Target
+	order   []string // target ids, most recently active last
+	changed chan struct{}
+}
+
+// NewFollower makes an empty follower; feed it events with HandleEvent.
+func NewFollower() *Follower {
+	return &Follower{targets: map[string]Target{}, changed: make(chan struct{})}
+}
+
+// Caller is what Follow needs of a connection or peer.
+type Caller interface {
+	Call(ctx context.Context, session, method string, params any) (json.RawMessage, error)
+}
+
+// Follow turns target discovery on for c, whose events must reach
+// HandleEvent: the browser then announces every target there is.
+func (f *Follower) Follow(ctx context.Context, c Caller) error {
+	_, err := c.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true})
+	return err
+}
+
+// HandleEvent takes one event; others than Target's are ignored.
+func (f *Follower) HandleEvent(m Message) Update {
+	var ev struct {
+		TargetInfo Target `json:"targetInfo"`
+		TargetID   string `json:"targetId"`
+	}
+	switch m.Method {
+	case "Target.targetCreated", "Target.targetInfoChanged", "Target.targetDestroyed":
+	default:
+		return Update{}
+	}
+	if json.Unmarshal(m.Params, &ev) != nil {
+		return Update{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m.Method == "Target.targetDestroyed" {
+		t, known := f.targets[ev.TargetID]
+		if !known {
+			return Update{}
+		}
+		delete(f.targets, ev.TargetID)
+		f.order = slices.DeleteFunc(f.order, func(id string) bool { return id == ev.TargetID })
+		f.notifyLocked()
+		return Update{Kind: "destroyed", Target: t, Prev: t, Known: true}
+	}
+	t := ev.TargetInfo
+	if t.ID == "" {
+		return Update{}
+	}
+	prev, known := f.targets[t.ID]
+	f.targets[t.ID] = t
+	// A new target, or one that navigated, is where the work is.
+	if !known || prev.URL != t.URL {
+		f.touchLocked(t.ID)
+	}
+	if !known || prev != t {
+		f.notifyLocked()
+	}
+	kind := "changed"
+	if !known {
+		kind = "created"
+	}
+	return Update{Kind: kind, Target: t, Prev: prev, Known: known}
+}
+
+// Touch marks a target as the most recently active one.
+func (f *Follower) Touch(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.targets[id]; !ok {
+		return
+	}
+	f.touchLocked(id)
+	f.notifyLocked()
+}
+
+// Demote takes a target out of the order of activity (it stays known): it
+// is no candidate until it is active again.
+func (f *Follower) Demote(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+	f.notifyLocked()
+}
+
+func (f *Follower) touchLocked(id string) {
+	f.order = append(slices.DeleteFunc(f.order, func(o string) bool { return o == id }), id)
+}
+
+func (f *Follower) notifyLocked() {
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// Changed is closed at the next change of the targets or their order.
+func (f *Follower) Changed() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.changed
+}
+
+// Get returns one target.
+func (f *Follower) Get(id string) (Target, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.targets[id]
+	return t, ok
+}
+
+// Latest is the most recently active target that match accepts.
+func (f *Follower) Latest(match func(Target) bool) (Target, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.order) - 1; i >= 0; i-- {
+		if t, ok := f.targets[f.order[i]]; ok && match(t) {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// Targets lists the known targets that match accepts, most recently active
+// first, then the others.
+func (f *Follower) Targets(match func(Target) bool) []Target {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := []Target{}
+	seen := map[string]bool{}
+	for i := len(f.order) - 1; i >= 0; i-- {
+		if t, ok := f.targets[f.order[i]]; ok && match(t) {
+			out = append(out, t)
+			seen[t.ID] = true
+		}
+	}
+	var rest []Target
+	for id, t := range f.targets {
+		if !seen[id] && match(t) {
+			rest = append(rest, t)
+		}
+	}
+	slices.SortFunc(rest, func(a, b Target) int { return strings.Compare(a.ID, b.ID) })
+	return append(out, rest...)
+}
+
+// IsPage: a top-level page (a tab).
+func IsPage(t Target) bool { return t.Type == "page" }

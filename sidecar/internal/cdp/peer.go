@@ -1,0 +1,362 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/tidwall/gjson"
+)
+
+// Mode is where a peer's messages without a sessionId go.
+type Mode int
+
+const (
+	// Root: the connection's own session. One peer per connection: it
+	// holds the whole connection (a client's own WebSocket to a browser).
+	Root Mode = iota
+	// Browser: a browser session of its own (Target.attachToBrowserTarget),
+	// on a connection several peers share: its target discovery, its
+	// auto-attach and its sessions are its alone.
+	Browser
+	// Page: a session attached to one target (flattened), shown to the
+	// peer as if it had the page's own connection.
+	Page
+)
+
+// PeerOptions configure Conn.Open.
+type PeerOptions struct {
+	Mode   Mode
+	Target string // Page: the target to attach to
+	// Deliver receives the answers and events meant for the peer, as its
+	// client must see them (its ids; the page or browser session it never
+	// named left out). It is called on the connection's reading goroutine
+	// and must not block: queue, or hand off. An error closes the peer.
+	Deliver func([]byte) error
+	// OnEvent receives the peer's events decoded (for the coordinator's own
+	// users); the same rule: it must not block.
+	OnEvent func(Message)
+	// Event, if set, rewrites or drops (nil) each event before delivery; it
+	// sees them decoded (a Policy's hook).
+	Event func(*Message) *Message
+}
+
+// Peer is one party on a connection, with sessions of its own.
+type Peer struct {
+	c     *Conn
+	mode  Mode
+	root  string // the session messages without a sessionId go to ("" for Root)
+	o     PeerOptions
+	doneC chan struct{}
+
+	mu       sync.Mutex
+	sessions map[string]bool // the sessions it holds
+	closed   bool
+	why      error
+}
+
+// Open adds a peer to the connection: for Browser and Page it attaches a
+// session of the peer's own first.
+func (c *Conn) Open(ctx context.Context, o PeerOptions) (*Peer, error) {
+	p := &Peer{c: c, mode: o.Mode, o: o, doneC: make(chan struct{}), sessions: map[string]bool{}}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.closedErr()
+	}
+	c.peers[p] = struct{}{}
+	if o.Mode == Root {
+		if c.root != nil {
+			delete(c.peers, p)
+			c.mu.Unlock()
+			return nil, errors.New("cdp: the connection already has a root peer")
+		}
+		c.root = p
+	}
+	c.mu.Unlock()
+	var err error
+	switch o.Mode {
+	case Browser:
+		var res json.RawMessage
+		if res, err = c.call(ctx, "", "Target.attachToBrowserTarget", nil, p); err == nil {
+			p.root = gjson.GetBytes(res, "sessionId").String()
+		}
+	case Page:
+		var res json.RawMessage
+		if res, err = c.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": o.Target, "flatten": true}, p); err == nil {
+			p.root = gjson.GetBytes(res, "sessionId").String()
+		}
+	}
+	if err == nil && o.Mode != Root && p.root == "" {
+		err = errors.New("the browser answered without a session")
+	}
+	if err != nil {
+		p.close(err)
+		return nil, err
+	}
+	return p, nil
+}
+
+// Session is the peer's own session: its browser or page session, or ""
+// for a Root peer.
+func (p *Peer) Session() string { return p.root }
+
+// Done is closed when the peer has ended (Close, or its connection ended).
+func (p *Peer) Done() <-chan struct{} { return p.doneC }
+
+// Err says why the peer ended.
+func (p *Peer) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.why
+}
+
+// Owns reports whether the peer holds session ("" is its own).
+func (p *Peer) Owns(session string) bool {
+	if session == "" || session == p.root || p.mode == Root {
+		return true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sessions[session]
+}
+
+func (p *Peer) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+// Call sends a command of the peer's own, on its session ("") or one it
+// holds, and waits for the answer. Its client never sees it; the events it
+// causes reach the peer like any other.
+func (p *Peer) Call(ctx context.Context, session, method string, params any) (json.RawMessage, error) {
+	if session == "" {
+		session = p.root
+	}
+	if !p.Owns(session) {
+		return nil, fmt.Errorf("%s: %w", method, &Error{Code: SessionNotFound, Message: "Session with given id not found."})
+	}
+	if p.isClosed() {
+		return nil, fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	return p.c.call(ctx, session, method, params, p)
+}
+
+// Send passes one of the client's commands on: its id is remapped, it goes
+// to the peer's session unless it names one the peer holds; a session of
+// another peer is answered "not found", as the browser itself would.
+func (p *Peer) Send(ctx context.Context, data []byte) error {
+	return p.send(ctx, data, nil)
+}
+
+// SendThen is Send with then rewriting the answer before the client sees it.
+func (p *Peer) SendThen(ctx context.Context, data []byte, then func(*Message) *Message) error {
+	return p.send(ctx, data, then)
+}
+
+func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Message) error {
+	env := peek(data)
+	if !env.id.Exists() || env.method == "" || (env.id.Type != gjson.Number && env.id.Type != gjson.String) {
+		return p.deliver(errorAnswer([]byte(env.id.Raw), "", InvalidRequest, "browser-coordinator: not a CDP command (want a JSON object with an id and a method)"))
+	}
+	session := env.session
+	setSession := false
+	if session == "" && p.root != "" {
+		session, setSession = p.root, true
+	}
+	if !p.Owns(session) {
+		return p.deliver(errorAnswer([]byte(env.id.Raw), env.session, SessionNotFound, "Session with given id not found."))
+	}
+	if p.isClosed() {
+		return ErrClosed
+	}
+	id := p.c.nextID.Add(1)
+	out, err := rewrite(data, []byte(strconv.FormatInt(id, 10)), session, setSession)
+	if err != nil {
+		return p.deliver(errorAnswer([]byte(env.id.Raw), env.session, InvalidRequest, "browser-coordinator: unreadable command: "+err.Error()))
+	}
+	if err := p.c.add(id, &call{peer: p, id: json.RawMessage(env.id.Raw), then: then, claimed: p}); err != nil {
+		return err
+	}
+	if err := p.c.write(ctx, out); err != nil {
+		p.c.forget(id)
+		return err
+	}
+	return nil
+}
+
+// answer delivers the browser's answer to one of the client's commands.
+func (p *Peer) answer(data []byte, env envelope, cl *call) {
+	strip := p.root != "" && env.session == p.root
+	if cl.then != nil {
+		var m Message
+		if json.Unmarshal(data, &m) != nil {
+			return
+		}
+		m.ID = cl.id
+		if m2 := cl.then(&m); m2 != nil {
+			m = *m2
+			m.ID = cl.id
+		}
+		if strip && m.SessionID == p.root {
+			m.SessionID = ""
+		}
+		out, err := json.Marshal(&m)
+		if err == nil {
+			_ = p.deliver(out)
+		}
+		return
+	}
+	out, err := rewrite(data, cl.id, "", strip)
+	if err != nil {
+		return
+	}
+	_ = p.deliver(out)
+}
+
+// event delivers a browser event on one of the peer's sessions.
+func (p *Peer) event(data []byte, env envelope) {
+	if p.mode == Page && env.session == "" {
+		return // browser-level events mean nothing to a page's client
+	}
+	strip := p.root != "" && env.session == p.root
+	if p.o.Event != nil || p.o.OnEvent != nil {
+		var m Message
+		if json.Unmarshal(data, &m) != nil {
+			return
+		}
+		if p.o.OnEvent != nil {
+			p.o.OnEvent(m)
+		}
+		if p.o.Deliver == nil {
+			return
+		}
+		if p.o.Event != nil {
+			before := m
+			out := p.o.Event(&m)
+			switch {
+			case out == nil:
+				return
+			case out != &m || !sameEvent(m, before):
+				// The policy rewrote it: the client gets its version.
+				if strip && out.SessionID == p.root {
+					out.SessionID = ""
+				}
+				if raw, err := json.Marshal(out); err == nil {
+					_ = p.deliver(raw)
+				}
+				return
+			}
+		}
+	}
+	if p.o.Deliver == nil {
+		return
+	}
+	if strip {
+		var err error
+		if data, err = withoutSession(data); err != nil {
+			return
+		}
+	}
+	_ = p.deliver(data)
+}
+
+func sameEvent(a, b Message) bool {
+	return a.Method == b.Method && a.SessionID == b.SessionID && string(a.Params) == string(b.Params)
+}
+
+// deliver hands a message to the peer's client; one it cannot take closes
+// the peer.
+func (p *Peer) deliver(data []byte) error {
+	if p.o.Deliver == nil {
+		return nil
+	}
+	if err := p.o.Deliver(data); err != nil {
+		p.close(fmt.Errorf("its client does not take messages: %w", err))
+		return err
+	}
+	return nil
+}
+
+// Emit delivers a message of the peer's own (a policy's answer or event)
+// to its client, as the client knows it (its page or browser session left
+// out).
+func (p *Peer) Emit(m *Message) error {
+	if p.root != "" && m.SessionID == p.root {
+		cp := *m
+		cp.SessionID = ""
+		m = &cp
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return p.deliver(data)
+}
+
+// Close ends the peer: its sessions are let go (a Browser or Page session
+// is detached, and with it everything attached under it).
+func (p *Peer) Close() { p.close(ErrClosed) }
+
+func (p *Peer) close(why error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.closed, p.why = true, why
+	sessions := p.sessions
+	p.sessions = map[string]bool{}
+	p.mu.Unlock()
+
+	c := p.c
+	c.mu.Lock()
+	delete(c.peers, p)
+	if c.root == p {
+		c.root = nil
+	}
+	for s := range sessions {
+		if c.owners[s] == p {
+			delete(c.owners, s)
+		}
+	}
+	if c.owners[p.root] == p {
+		delete(c.owners, p.root)
+	}
+	var mine []int64
+	for id, cl := range c.pending {
+		if cl.peer == p {
+			mine = append(mine, id)
+		}
+	}
+	for _, id := range mine {
+		delete(c.pending, id)
+	}
+	alive := !c.closed
+	c.mu.Unlock()
+	if alive && p.root != "" {
+		// Let the browser drop the session and what hangs under it; no one
+		// waits for the answer.
+		id := c.nextID.Add(1)
+		data, _ := json.Marshal(map[string]any{"id": id, "method": "Target.detachFromTarget", "params": map[string]string{"sessionId": p.root}})
+		if c.add(id, &call{ch: make(chan Message, 1)}) == nil {
+			c.bg.Add(1)
+			go func() {
+				defer c.bg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+				defer cancel()
+				if c.write(ctx, data) != nil {
+					c.forget(id)
+				}
+			}()
+		}
+	}
+	close(p.doneC)
+}
+
+// lost: the connection ended under the peer.
+func (p *Peer) lost() { p.close(p.c.closedErr()) }

@@ -1,0 +1,262 @@
+package cdp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/tidwall/gjson"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// pipeBrowser launches a real headless Chromium on its pipe.
+func pipeBrowser(t *testing.T) *launcher.Browser {
+	t.Helper()
+	root, err := os.MkdirTemp("", "cdp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
+	if err != nil {
+		os.RemoveAll(root)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
+	return b
+}
+
+// client is a peer as a proxy client sees it: raw messages in, raw out.
+type client struct {
+	t    *testing.T
+	peer *cdp.Peer
+	mu   sync.Mutex
+	got  []string
+	more chan struct{}
+}
+
+func open(t *testing.T, conn *cdp.Conn, o cdp.PeerOptions) *client {
+	t.Helper()
+	c := &client{t: t, more: make(chan struct{}, 1)}
+	o.Deliver = func(data []byte) error {
+		c.mu.Lock()
+		c.got = append(c.got, string(data))
+		c.mu.Unlock()
+		select {
+		case c.more <- struct{}{}:
+		default:
+		}
+		return nil
+	}
+	p, err := conn.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.peer = p
+	t.Cleanup(p.Close)
+	return c
+}
+
+func (c *client) send(msg string) {
+	c.t.Helper()
+	if err := c.peer.Send(context.Background(), []byte(msg)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// await returns the first message that match accepts, waiting up to 10 s.
+func (c *client) await(what string, match func(string) bool) string {
+	c.t.Helper()
+	deadline := time.After(10 * time.Second)
+	seen := 0
+	for {
+		c.mu.Lock()
+		got := c.got
+		c.mu.Unlock()
+		for _, m := range got[seen:] {
+			if match(m) {
+				return m
+			}
+		}
+		seen = len(got)
+		select {
+		case <-c.more:
+		case <-deadline:
+			c.t.Fatalf("no %s among %d messages:\n%s", what, len(got), strings.Join(got, "\n"))
+		}
+	}
+}
+
+func (c *client) answer(id int) string {
+	c.t.Helper()
+	return c.await(fmt.Sprintf("answer %d", id), func(m string) bool { return gjson.Get(m, "id").Int() == int64(id) })
+}
+
+func (c *client) count(match func(string) bool) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, m := range c.got {
+		if match(m) {
+			n++
+		}
+	}
+	return n
+}
+
+func method(name string) func(string) bool {
+	return func(m string) bool { return gjson.Get(m, "method").String() == name }
+}
+
+func TestBrowserPeersAreApartOnOnePipe(t *testing.T) {
+	b := pipeBrowser(t)
+	a := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+	o := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+
+	// Both use id 1: each gets its own answer, without a session id (a
+	// browser-level client knows none).
+	a.send(`{"id":1,"method":"Target.setDiscoverTargets","params":{"discover":true}}`)
+	o.send(`{"id":1,"method":"Browser.getVersion"}`)
+	if ans := a.answer(1); gjson.Get(ans, "sessionId").Exists() || gjson.Get(ans, "error").Exists() {
+		t.Fatalf("a's answer: %s", ans)
+	}
+	if ans := o.answer(1); !strings.Contains(gjson.Get(ans, "result.product").String(), "Chrome") {
+		t.Fatalf("o's answer: %s", ans)
+	}
+	// Discovery is a's alone.
+	a.await("targetCreated", method("Target.targetCreated"))
+	a.send(`{"id":2,"method":"Target.createTarget","params":{"url":"about:blank"}}`)
+	page := gjson.Get(a.answer(2), "result.targetId").String()
+	a.await("the new page", func(m string) bool {
+		return gjson.Get(m, "method").String() == "Target.targetCreated" && gjson.Get(m, "params.targetInfo.targetId").String() == page
+	})
+	if n := o.count(method("Target.targetCreated")); n != 0 {
+		t.Fatalf("the other peer got %d discovery events", n)
+	}
+	// Auto-attach is a's alone, and so are the sessions it makes.
+	a.send(`{"id":3,"method":"Target.setAutoAttach","params":{"autoAttach":true,"waitForDebuggerOnStart":false,"flatten":true}}`)
+	attached := a.await("attachedToTarget", method("Target.attachedToTarget"))
+	session := gjson.Get(attached, "params.sessionId").String()
+	a.answer(3)
+	a.send(fmt.Sprintf(`{"id":4,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":%q}`, session))
+	if ans := a.answer(4); gjson.Get(ans, "result.result.value").Int() != 2 || gjson.Get(ans, "sessionId").String() != session {
+		t.Fatalf("a on its page session: %s", ans)
+	}
+	// The other peer cannot reach a's session, as if it did not exist.
+	o.send(fmt.Sprintf(`{"id":5,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":%q}`, session))
+	if ans := o.answer(5); gjson.Get(ans, "error.code").Int() != cdp.SessionNotFound {
+		t.Fatalf("o used a's session: %s", ans)
+	}
+	if n := o.count(method("Target.attachedToTarget")); n != 0 {
+		t.Fatalf("the other peer got %d auto-attach events", n)
+	}
+}
+
+func TestAPeersEmulationEndsWithIt(t *testing.T) {
+	b := pipeBrowser(t)
+	a := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+	a.send(`{"id":1,"method":"Target.getTargets"}`)
+	var page string
+	for _, ti := range gjson.Get(a.answer(1), "result.targetInfos").Array() {
+		if ti.Get("type").String() == "page" {
+			page = ti.Get("targetId").String()
+		}
+	}
+	width := func(c *client, id int) int64 {
+		c.send(fmt.Sprintf(`{"id":%d,"method":"Runtime.evaluate","params":{"expression":"innerWidth"}}`, id))
+		return gjson.Get(c.answer(id), "result.result.value").Int()
+	}
+	pa := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	natural := width(pa, 1)
+	pa.send(`{"id":2,"method":"Emulation.setDeviceMetricsOverride","params":{"width":321,"height":400,"deviceScaleFactor":1,"mobile":false}}`)
+	pa.answer(2)
+	if w := width(pa, 3); w != 321 {
+		t.Fatalf("a's emulation: innerWidth %d", w)
+	}
+	pa.peer.Close() // a leaves: its session is detached, and its emulation with it
+	pb := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	deadline := time.Now().Add(5 * time.Second)
+	for w := width(pb, 1); w != natural; w = width(pb, 2) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the emulation of a peer that left is still on: innerWidth %d, want %d", w, natural)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestPagePeerIsTheWholeConnectionToItsClient(t *testing.T) {
+	b := pipeBrowser(t)
+	res, err := b.Conn.Call(context.Background(), "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := gjson.GetBytes(res, "targetId").String()
+	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	p.send(`{"id":1,"method":"Page.enable"}`)
+	p.send(`{"id":2,"method":"Runtime.evaluate","params":{"expression":"document.title = 'paged', document.title"}}`)
+	if ans := p.answer(2); gjson.Get(ans, "result.result.value").String() != "paged" || gjson.Get(ans, "sessionId").Exists() {
+		t.Fatalf("page client: %s", ans)
+	}
+	p.send(`{"id":3,"method":"Page.reload"}`)
+	ev := p.await("a page event", method("Page.frameNavigated"))
+	if gjson.Get(ev, "sessionId").Exists() {
+		t.Fatalf("a page client's event names its session: %s", ev)
+	}
+	// Not a command: an error answer, and the peer goes on.
+	p.send(`{"method":"Runtime.evaluate"}`)
+	p.await("the error for a message without id", func(m string) bool { return gjson.Get(m, "error.code").Int() == cdp.InvalidRequest })
+	p.send(`{"id":4,"method":"Runtime.evaluate","params":{"expression":"40+2"}}`)
+	if v := gjson.Get(p.answer(4), "result.result.value").Int(); v != 42 {
+		t.Fatalf("after a bad message: %d", v)
+	}
+}
+
+func TestBigAnswersPassWhole(t *testing.T) {
+	b := pipeBrowser(t)
+	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+	p.send(`{"id":1,"method":"Target.getTargets"}`)
+	var page string
+	for _, ti := range gjson.Get(p.answer(1), "result.targetInfos").Array() {
+		if ti.Get("type").String() == "page" {
+			page = ti.Get("targetId").String()
+		}
+	}
+	pp := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	const n = 50 << 20
+	pp.send(fmt.Sprintf(`{"id":7,"method":"Runtime.evaluate","params":{"expression":"'x'.repeat(%d)","returnByValue":true}}`, n))
+	ans := pp.answer(7)
+	if v := gjson.Get(ans, "result.result.value").String(); len(v) != n {
+		t.Fatalf("a 50 MB answer arrived with %d bytes", len(v))
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(ans), &m); err != nil || string(m["id"]) != "7" {
+		t.Fatalf("the answer is not whole JSON with the client's id: %v", err)
+	}
+}
+
+func TestAPeerEndsWithItsConnection(t *testing.T) {
+	b := pipeBrowser(t)
+	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+	if err := b.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.peer.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the peer outlived its connection")
+	}
+	if _, err := b.Conn.Open(context.Background(), cdp.PeerOptions{Mode: cdp.Browser}); err == nil {
+		t.Fatal("a peer opened on a closed connection")
+	}
+	if _, err := p.peer.Call(context.Background(), "", "Browser.getVersion", nil); err == nil {
+		t.Fatal("a call on an ended peer succeeded")
+	}
+}

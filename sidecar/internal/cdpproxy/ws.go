@@ -1,0 +1,275 @@
+package cdpproxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/gorilla/websocket"
+)
+
+// serveWebSocket hands a WebSocket client to the backend: a session of its
+// own on a connection the coordinator holds, a relay through a Filter's
+// policy, or a byte tunnel. A client that meets a backend going away (the
+// browser just died, the backend switched) is set up again on the next one,
+// as a client that came a moment later would be.
+func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, path string) {
+	for attempt := 1; ; attempt++ {
+		gen := p.generation() // before the backend is resolved: see track
+		b, ok := p.backend(w, r)
+		if !ok {
+			return
+		}
+		var err error
+		switch {
+		case b.Conn != nil:
+			err = p.serveSession(w, r, path, b, gen)
+		case b.Filter != nil || (b.Endpoint.NoHTTP && pageTarget(path) != ""):
+			err = p.serveRelay(w, r, path, b, gen)
+		default:
+			err = p.serveTunnel(w, r, path, b, gen)
+		}
+		if err == nil {
+			return
+		}
+		if attempt == attempts {
+			http.Error(w, "browser-coordinator: the browser kept going away while the client connected: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		p.log.Debug("a client met a backend going away; trying the next one", "path", p.shown(r.URL.Path), "err", err)
+	}
+}
+
+// pageTarget is the target id of a page-level WebSocket path, or "".
+func pageTarget(path string) string {
+	id, _ := strings.CutPrefix(path, "/devtools/page/")
+	if id == path {
+		return ""
+	}
+	return id
+}
+
+func isBrowserPath(path string) bool {
+	return path == "/devtools/browser" || strings.HasPrefix(path, "/devtools/browser/")
+}
+
+var upgrader = websocket.Upgrader{
+	ReadBufferSize:  64 << 10,
+	WriteBufferSize: 64 << 10,
+	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
+}
+
+// relayClient is an open relay, for DropConnections.
+type relayClient struct{ r *cdp.Relay }
+
+func (c relayClient) close() { c.r.Close() }
+
+// serveSession gives the client a browser session of its own (or a page
+// session for /devtools/page/<id>) on the connection the coordinator holds.
+// It returns an error only when it answered nothing because the connection
+// ended meanwhile.
+func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string, b Backend, gen int) error {
+	o := cdp.PeerOptions{Mode: cdp.Browser}
+	switch page := pageTarget(path); {
+	case page != "":
+		o = cdp.PeerOptions{Mode: cdp.Page, Target: page}
+	case !isBrowserPath(path):
+		http.Error(w, "browser-coordinator: "+path+" is not a CDP endpoint here: use /devtools/browser or /devtools/page/<id> from /json/list", http.StatusNotFound)
+		return nil
+	}
+	relay := cdp.NewRelay(nil)
+	peer, err := b.Conn.Open(r.Context(), relay.Options(o))
+	if err != nil {
+		if errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil {
+			return err
+		}
+		status := http.StatusBadGateway
+		if o.Mode == cdp.Page {
+			status = http.StatusNotFound
+			err = fmt.Errorf("no target %s to attach to (see /json/list): %w", o.Target, err)
+		}
+		http.Error(w, "browser-coordinator: "+err.Error(), status)
+		return nil
+	}
+	p.serveClient(w, r, relay, peer, gen, nil)
+	return nil
+}
+
+// serveRelay relays a client over a connection of its own to a TCP backend
+// through the Filter's policy (VS Code's view), or a page-level client of a
+// WebSocket-only service through a page session.
+func (p *Proxy) serveRelay(w http.ResponseWriter, r *http.Request, path string, b Backend, gen int) error {
+	page := pageTarget(path)
+	if page == "" && !isBrowserPath(path) {
+		http.Error(w, "browser-coordinator: "+path+" is not a CDP endpoint here: use /devtools/browser or /devtools/page/<id> from /json/list", http.StatusNotFound)
+		return nil
+	}
+	var policy cdp.Policy
+	if b.Filter != nil {
+		var err error
+		if policy, err = b.Filter.Policy(r.Context(), page); err != nil {
+			if p.changedSince(gen, r) {
+				return err
+			}
+			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
+			return nil
+		}
+	}
+	conn, err := b.Endpoint.Dial(r.Context(), nil)
+	if err != nil {
+		if p.changedSince(gen, r) {
+			return err
+		}
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	o := cdp.PeerOptions{Mode: cdp.Root}
+	if page != "" {
+		o = cdp.PeerOptions{Mode: cdp.Page, Target: page}
+	}
+	relay := cdp.NewRelay(policy)
+	peer, err := conn.Open(r.Context(), relay.Options(o))
+	if err != nil {
+		conn.Close()
+		if p.changedSince(gen, r) {
+			return err
+		}
+		http.Error(w, "browser-coordinator: cannot reach the page: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	p.serveClient(w, r, relay, peer, gen, conn)
+	return nil
+}
+
+// serveClient upgrades the request and relays until either side goes.
+// conn, if set, is the client's own connection, closed at the end.
+func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.Relay, peer *cdp.Peer, gen int, conn *cdp.Conn) {
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	ws, err := upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		peer.Close()
+		return
+	}
+	ws.SetReadLimit(cdp.MaxMessage)
+	c := relayClient{relay}
+	if !p.track(c, gen) {
+		peer.Close()
+		ws.Close()
+		return
+	}
+	defer p.untrack(c)
+	if err := relay.Serve(context.Background(), cdp.WebSocket(ws), peer); err != nil && !isClosed(err) {
+		p.log.Debug("CDP client ended", "err", err)
+	}
+}
+
+func isClosed(err error) bool {
+	return websocket.IsCloseError(err, websocket.CloseNormalClosure, websocket.CloseGoingAway) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, cdp.ErrClosed) || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled)
+}
+
+// serveTunnel hands a WebSocket client to a TCP backend as a byte tunnel.
+// Like serveSession, it returns an error only when it answered nothing
+// because the backend changed meanwhile.
+func (p *Proxy) serveTunnel(w http.ResponseWriter, r *http.Request, path string, b Backend, gen int) error {
+	e := b.Endpoint
+	up, err := e.DialTCP(r.Context())
+	if err != nil {
+		if p.changedSince(gen, r) {
+			return err
+		}
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	out := r.Clone(context.Background())
+	out.URL.Scheme, out.URL.Host, out.URL.RawPath = "", "", ""
+	out.URL.Path, out.URL.RawQuery = e.Target(mapPath(path, e), r.URL.RawQuery)
+	out.RequestURI = ""
+	out.Host = e.Addr
+	out.Header.Del("Origin")
+	for k, vs := range e.Header {
+		out.Header[k] = vs
+	}
+	if err := out.Write(up); err != nil {
+		up.Close()
+		http.Error(w, "browser-coordinator: browser not reachable: "+err.Error(), http.StatusBadGateway)
+		return nil
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "browser-coordinator: connection cannot be upgraded", http.StatusInternalServerError)
+		return nil
+	}
+	down, rw, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return nil
+	}
+	t := &tunnel{down: down, up: up}
+	if !p.track(t, gen) {
+		t.close()
+		return nil
+	}
+	defer p.untrack(t)
+	t.pump(rw.Reader)
+	return nil
+}
+
+// mapPath sends the browser endpoint, under any guid or none, to the
+// current browser; other paths (pages, workers) go through unchanged.
+func mapPath(path string, e *cdp.Endpoint) string {
+	if isBrowserPath(path) {
+		return e.WSPath
+	}
+	return path
+}
+
+// tunnel is one client connection spliced to one backend connection.
+type tunnel struct {
+	down, up  net.Conn
+	closeOnce sync.Once
+}
+
+// pump copies both ways until either side closes. buffered holds bytes the
+// HTTP server read past the request; they belong to the backend.
+func (t *tunnel) pump(buffered *bufio.Reader) {
+	done := make(chan struct{}, 2)
+	go func() {
+		if n := buffered.Buffered(); n > 0 {
+			b, _ := buffered.Peek(n)
+			if _, err := t.up.Write(b); err != nil {
+				t.close()
+			}
+		}
+		// TCPConn to TCPConn: io.Copy uses splice(2) on Linux, no user-space copy.
+		_, _ = io.Copy(t.up, t.down)
+		done <- struct{}{}
+	}()
+	go func() {
+		_, _ = io.Copy(t.down, t.up)
+		done <- struct{}{}
+	}()
+	// WebSocket has no use for half-closed TCP: when one side goes, both go.
+	<-done
+	t.close()
+	<-done
+}
+
+func (t *tunnel) close() {
+	t.closeOnce.Do(func() {
+		t.down.Close()
+		t.up.Close()
+	})
+}

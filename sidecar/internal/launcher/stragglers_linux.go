@@ -1,0 +1,53 @@
+package launcher
+
+import (
+	"bytes"
+	"log/slog"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// endStragglers ends the processes of a stopped browser that left its
+// process group (Chromium's crash handler daemonizes): those whose command
+// line names marker (the crash handler's database folder), and waits, a
+// little, until they are gone.
+func endStragglers(marker string, log *slog.Logger) {
+	needle := []byte(marker)
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		left := 0
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil || !bytes.Contains(cmdline, needle) || zombie(pid) {
+				continue
+			}
+			left++
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			log.Warn("processes of a stopped browser are still running", "count", left, "marker", marker)
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// zombie: exited, not yet reaped by whoever is its parent.
+func zombie(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] == 'Z' || stat[i+2] == 'X'
+}
