@@ -231,11 +231,74 @@ export function inspect(loc: Location, wanted: Record<string, McpEntry>, o: Judg
   return { location: loc, ours, upToDate };
 }
 
-function indentOf(text: string): jsonc.FormattingOptions {
+interface Style {
+  eol: string;
+  /** One level of indentation: a tab or some spaces. */
+  unit: string;
+}
+
+function styleOf(text: string): Style {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const indented = /^([ \t]+)\S/m.exec(text);
-  if (indented?.[1].startsWith('\t')) return { insertSpaces: false, tabSize: 4, eol };
-  return { insertSpaces: true, tabSize: indented ? indented[1].length : 2, eol };
+  return { eol, unit: indented?.[1].startsWith('\t') ? '\t' : ' '.repeat(indented ? indented[1].length : 2) };
+}
+
+/** The whitespace before offset on its line ('' when something else precedes it there). */
+function lineIndent(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const before = text.slice(start, offset);
+  return /^[ \t]*$/.test(before) ? before : (/^[ \t]*/.exec(before)?.[0] ?? '');
+}
+
+/** value as JSON, laid out like the file: one level per nesting, lines after the first at indent. */
+function render(value: unknown, indent: string, st: Style): string {
+  return JSON.stringify(value, null, st.unit).split('\n').join(st.eol + indent);
+}
+
+/**
+ * Sets jsonPath to value, changing only the text of that property: a new
+ * property goes after the last one of its object, on its own lines, in the
+ * file's indentation; an existing one has its value replaced. Missing
+ * objects on the way are created. (jsonc-parser's modify with formatting
+ * would re-format the neighbour before the insertion point too, turning a
+ * one-line entry of someone else's into several lines.)
+ */
+function setProperty(text: string, jsonPath: jsonc.JSONPath, value: unknown, st: Style): string {
+  const root = jsonc.parseTree(text, [], { allowTrailingComma: true });
+  if (!root) throw new Error('no JSON object to edit');
+  const existing = jsonc.findNodeAtLocation(root, jsonPath);
+  if (existing) {
+    const indent = lineIndent(text, existing.parent?.offset ?? existing.offset);
+    return text.slice(0, existing.offset) + render(value, indent, st) + text.slice(existing.offset + existing.length);
+  }
+  // The deepest object that exists on the way; what is missing below it becomes part of the value.
+  const parentPath = jsonPath.slice(0, -1);
+  let key = jsonPath[jsonPath.length - 1];
+  let v: unknown = value;
+  let parent = jsonc.findNodeAtLocation(root, parentPath);
+  while (!parent) {
+    v = { [String(key)]: v };
+    key = parentPath.pop()!;
+    parent = parentPath.length ? jsonc.findNodeAtLocation(root, parentPath) : root;
+  }
+  if (parent.type !== 'object') throw new Error(`${[...parentPath].join('.') || 'the top level'} is not an object`);
+  const children = parent.children ?? [];
+  if (children.length === 0) {
+    const outer = lineIndent(text, parent.offset);
+    const inner = outer + st.unit;
+    const body = `{${st.eol}${inner}${JSON.stringify(key)}: ${render(v, inner, st)}${st.eol}${outer}}`;
+    return text.slice(0, parent.offset) + body + text.slice(parent.offset + parent.length);
+  }
+  const last = children[children.length - 1];
+  const indent = lineIndent(text, last.offset);
+  const end = last.offset + last.length;
+  const property = `${JSON.stringify(key)}: ${render(v, indent, st)}`;
+  const after = /^(\s*),/.exec(text.slice(end)); // a trailing comma already there (JSONC)
+  if (after) {
+    const at = end + after[0].length;
+    return `${text.slice(0, at)}${st.eol}${indent}${property}${text.slice(at)}`;
+  }
+  return `${text.slice(0, end)},${st.eol}${indent}${property}${text.slice(end)}`;
 }
 
 export interface WriteResult {
@@ -257,20 +320,20 @@ export function writeServers(loc: Location, entries: Record<string, McpEntry>, r
   const bom = loaded.text.startsWith('\ufeff');
   let text = loaded.text.replace(/^\ufeff/, '');
   if (text.trim() === '') text = '{}\n';
-  const fmt = indentOf(text);
+  const st = styleOf(text);
   const present = loaded.root ? jsonc.findNodeAtLocation(loaded.root, loc.jsonPath) : undefined;
   const current = present ? jsonc.getNodeValue(present) ?? {} : {};
   const removed: string[] = [];
   for (const name of remove) {
     if (name in current && runsCoordinator(current[name]) && !(name in entries)) {
-      text = jsonc.applyEdits(text, jsonc.modify(text, [...loc.jsonPath, name], undefined, { formattingOptions: fmt }));
+      text = jsonc.applyEdits(text, jsonc.modify(text, [...loc.jsonPath, name], undefined, {})); // removes just that property
       removed.push(name);
     }
   }
   for (const [name, entry] of Object.entries(entries)) {
-    text = jsonc.applyEdits(text, jsonc.modify(text, [...loc.jsonPath, name], entry, { formattingOptions: fmt }));
+    text = setProperty(text, [...loc.jsonPath, name], entry, st);
   }
-  if (!text.endsWith('\n')) text += fmt.eol;
+  if (!text.endsWith('\n')) text += st.eol;
   const out = (bom ? '\ufeff' : '') + text;
   const changed = out !== loaded.text;
   if (changed) {

@@ -158,6 +158,8 @@ test('.mcp.json: other servers, comments and indentation survive; a changed chil
   assert.ok(text.includes("// the team's servers"), text);
   assert.ok(text.includes('"github": { "command": "gh-mcp" }'), text);
   assert.match(text, /\n {8}"browser-coordinator": \{\n {12}"command": "npx",/, 'four-space indentation kept');
+  assert.ok(text.includes('"playwright-alone": { "command": "npx", "args": ["-y", "@playwright/mcp@latest"] },\n'), `the neighbour before the new entries keeps its one line:\n${text}`);
+  assert.equal(text.replace(/,\n {8}"browser-coordinator": [\s\S]*?\n {8}\}(?=\n {4}\})/, ''), before, 'removing the new entries gives the file back');
   assert.equal(fs.statSync(file).mode & 0o777, 0o644);
 
   const r = applyWanted(loc, entriesFor('project', { sidecar, child: childOf({ kind: 'chrome-devtools' }) }));
