@@ -164,8 +164,9 @@ before(async () => {
   dirs = Object.fromEntries(['ext', 'udd', 'ws', 'ws2', 'state', 'home'].map((d) => [d, path.join(tmp, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   fs.mkdirSync(path.join(dirs.udd, 'User'));
+  fs.mkdirSync(path.join(dirs.udd, 'Machine'));
   const playwrightCli = path.join(root, 'node_modules', '@playwright', 'mcp', 'cli.js');
-  fs.writeFileSync(path.join(dirs.udd, 'User', 'settings.json'), JSON.stringify({
+  const settings = JSON.stringify({
     'workbench.startupEditor': 'none',
     'workbench.tips.enabled': false,
     'telemetry.telemetryLevel': 'off',
@@ -175,7 +176,11 @@ before(async () => {
     // The wrapped child: the repository's Playwright MCP (no download).
     'browserCoordinator.childMcp': 'custom',
     'browserCoordinator.childMcpCommand': `"${process.execPath}" "${playwrightCli}" --headless --cdp-endpoint {cdp_endpoint}`,
-  }, null, 2));
+  }, null, 2);
+  fs.writeFileSync(path.join(dirs.udd, 'User', 'settings.json'), settings);
+  // code-server's extension host is a remote one: newer VS Codes read machine-scoped
+  // settings (childMcpCommand is one) from the remote machine's settings only.
+  fs.writeFileSync(path.join(dirs.udd, 'Machine', 'settings.json'), settings);
   // ws2 is a Claude Code project whose committed .mcp.json has the old, machine-bound entry.
   fs.writeFileSync(path.join(dirs.ws2, '.mcp.json'), `{\n  // the team's servers\n  "mcpServers": {\n    "github": { "command": "gh-mcp" },\n    "browser-coordinator": { "command": "${staleEntry}" }\n  }\n}\n`);
   fs.writeFileSync(path.join(tmp, 'two.code-workspace'), JSON.stringify({ folders: [{ path: dirs.ws }, { path: dirs.ws2 }] }));
@@ -398,7 +403,8 @@ test('the log has the sidecar resolution chain, and VS Code\'s MCP API was found
   await filter.fill('sidecar:');
   // Monaco renders spaces as no-break spaces.
   await page.waitForFunction(() => /bundled:\s+using/.test(document.querySelector('.part.panel .view-lines')?.textContent ?? ''), null, { timeout: 15_000 });
-  const shown = (await page.locator('.part.panel .view-lines').innerText()).replace(/\u00a0/g, ' ');
+  // Monaco renders spaces as no-break spaces; newer versions wrap long lines.
+  const shown = (await page.locator('.part.panel .view-lines').innerText()).replace(/[\s\u00a0]+/g, ' ');
   assert.match(shown, /setting: browserCoordinator\.sidecarPath is not set/);
   assert.match(shown, /bundled: using/);
   await shot('log');
