@@ -140,7 +140,7 @@ class Controller implements vscode.Disposable {
       this.firstSetupDone();
       if (this.disposed) return;
       this.log.info(`ready in ${Date.now() - this.activatedAt} ms`);
-      await this.notifyProblems(false);
+      void this.notifyProblems(false); // not awaited: an error notification waits for its answer
       await this.offerClaudeCode();
     });
   }
@@ -179,7 +179,7 @@ class Controller implements vscode.Disposable {
     this.problems.update(await runSteps(first, this.log));
     if (this.disposed) return;
     this.problems.update(await runSteps([
-      [{ name: 'state folder', run: () => this.watchState() }],
+      [{ name: 'watching the state folder', run: () => this.watchState() }],
       [{ name: 'Claude Code entries', run: () => this.checkClaudeCode() }],
     ], this.log));
     if (this.disposed) return;
@@ -302,30 +302,37 @@ class Controller implements vscode.Disposable {
     const found: ClaudeFolder[] = [];
     const errors: string[] = [];
     for (const folder of this.folders) {
-      const judge = { home: os.homedir() };
-      const local = inspect(locationOf('local', folder, this.env), this.sidecar ? this.wanted('local') : {}, judge);
-      const project = inspect(locationOf('project', folder, this.env), this.wanted('project'), judge);
-      for (const i of [local, project]) if (i.error) errors.push(i.error);
-      let p = plan({
-        folder,
-        choice: this.choiceOf(folder),
-        offer: this.cfg.get<boolean>('claudeCode.offer', true),
-        claudeProject: looksLikeClaudeProject(folder),
-        local,
-        project,
-      });
-      if (p.kind === 'update' && this.sidecar) {
-        const r = applyWanted(local.location, this.wanted('local'));
-        this.log.info(`Claude Code: ${r.changed ? 'updated' : 'already current:'} ${local.location.label} (${p.why})`);
-        p = { kind: 'nothing', why: 'updated' };
-        found.push({ folder, plan: p, local: inspect(local.location, this.wanted('local'), judge), project });
-        continue;
+      try {
+        found.push(this.checkFolder(folder));
+      } catch (err) {
+        errors.push(`${folder}: ${errorMessage(err)}`);
       }
-      if (p.kind !== 'nothing') this.log.info(`Claude Code: ${folder}: ${p.kind}${'why' in p ? ` (${p.why})` : ''}`);
-      found.push({ folder, plan: p, local, project });
     }
     this.claude = found;
+    for (const f of found) for (const e of [f.local.error, f.project.error]) if (e) errors.push(e);
     if (errors.length) throw new Error(errors.join('; '));
+  }
+
+  /** One folder: both places inspected, the plan made; the folder's own local entries updated when they are behind. */
+  private checkFolder(folder: string): ClaudeFolder {
+    const judge = { home: os.homedir() };
+    const local = inspect(locationOf('local', folder, this.env), this.sidecar ? this.wanted('local') : {}, judge);
+    const project = inspect(locationOf('project', folder, this.env), this.wanted('project'), judge);
+    const p = plan({
+      folder,
+      choice: this.choiceOf(folder),
+      offer: this.cfg.get<boolean>('claudeCode.offer', true),
+      claudeProject: looksLikeClaudeProject(folder),
+      local,
+      project,
+    });
+    if (p.kind === 'update' && this.sidecar) {
+      const r = applyWanted(local.location, this.wanted('local'));
+      this.log.info(`Claude Code: ${r.changed ? 'updated' : 'already current:'} ${local.location.label} (${p.why})`);
+      return { folder, plan: { kind: 'nothing', why: 'updated' }, local: inspect(local.location, this.wanted('local'), judge), project };
+    }
+    if (p.kind !== 'nothing') this.log.info(`Claude Code: ${folder}: ${p.kind}${'why' in p ? ` (${p.why})` : ''}`);
+    return { folder, plan: p, local, project };
   }
 
   private claudeStatus(): StatusInput['claude'] {
@@ -465,6 +472,7 @@ class Controller implements vscode.Disposable {
 
   private async retrySetup(): Promise<void> {
     this.log.info('setup: retry');
+    this.watchKey = undefined; // a new watcher checks the folder now, not at its next retry
     await this.requestRefresh({ sidecar: true, native: true });
     if (this.problems.list().length) await this.notifyProblems(true);
     else void vscode.window.showInformationMessage('Browser Coordinator: setup complete.');

@@ -204,6 +204,8 @@ before(async () => {
   const bundled = path.join(dirs.extension, 'bin', TARGET, 'browser-coordinator');
   figures.runBitAfterInstall = (fs.statSync(bundled).mode & 0o111) !== 0;
 
+  // The state folder starts out writable by everyone: the extension must refuse it, say so once, and recover on Retry.
+  fs.chmodSync(dirs.state, 0o777);
   codeServer = await startCodeServer(cs, [...common, '--disable-workspace-trust', '--disable-telemetry', '--disable-update-check', '--disable-getting-started-override'], env);
   url = codeServer.url;
   log(`code-server ${cs.version} (VS Code ${cs.vscode}) on ${url}`);
@@ -254,6 +256,21 @@ test('the extension activates: its status bar item shows tier and state, quietly
   log(`status bar ${figures.pageToStatusBarMs} ms after page load; activate() ${figures.activateMs} ms, setup done ${figures.readyMs} ms`);
   assert.doesNotMatch(text, /setup: .* failed/, 'every setup step succeeded');
   await shot('activated');
+}));
+
+test('a state folder others can write is refused: one notification says how to fix it, and Retry recovers', { skip }, () => explain(async () => {
+  const problem = `${dirs.state} can be written by other users (mode 777)`;
+  assert.match(await page.locator(ITEM).getAttribute('aria-label'), new RegExp(`✖ state folder: ${problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  const toast = page.locator('.notification-toast', { hasText: 'state folder:' });
+  await toast.waitFor({ timeout: 15_000 });
+  assert.match(await toast.innerText(), /chmod 700/);
+  const buttons = await toast.locator('.monaco-button').allInnerTexts();
+  assert.deepEqual(buttons.map((b) => b.trim()), ['Retry', 'Show Log', "Don't Show Again"]);
+  assert.equal(await page.locator('.notification-toast', { hasText: 'state folder:' }).count(), 1, 'one notification');
+  fs.chmodSync(dirs.state, 0o700);
+  await toast.locator('.monaco-button', { hasText: 'Retry' }).click();
+  await page.locator('.notification-toast', { hasText: 'setup complete' }).waitFor({ timeout: 15_000 });
+  await page.waitForFunction((sel) => !/✖/.test(document.querySelector(sel)?.getAttribute('aria-label') ?? '✖'), ITEM, { timeout: 15_000 });
 }));
 
 test('a stale Claude Code entry is detected at start, and repaired to the portable form from the one notification', { skip }, () => explain(async () => {
