@@ -396,7 +396,8 @@ test('"Add to Claude Code…" writes only in the folder and the place chosen: th
   // Remove from Claude Code…: ws2's entries, in both places.
   await palette('Browser Coordinator: Remove from Claude Code…');
   await pickRow(dirs.ws2);
-  await waitUntil(() => !JSON.parse(fs.readFileSync(claudeJson, 'utf8')).projects[dirs.ws2].mcpServers['browser-coordinator'], { timeout: 15_000, what: 'the local entries to go' });
+  await waitUntil(() => !JSON.parse(fs.readFileSync(claudeJson, 'utf8')).projects[dirs.ws2].mcpServers['browser-coordinator'] &&
+    !fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8').includes('browser-coordinator'), { timeout: 15_000, what: 'the entries to go from both places' });
   const ws2After = fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8');
   assert.ok(!ws2After.includes('browser-coordinator') && ws2After.includes('"github"'), ws2After);
   assert.ok(fs.readFileSync(mcpJson, 'utf8').includes('browser-coordinator'), 'ws keeps its entries');
