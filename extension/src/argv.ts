@@ -6,12 +6,22 @@
 // string values of argv.json to Chromium (a number is ignored silently);
 // port 0 lets the OS choose a free port, which Electron then writes to
 // DevToolsActivePort in the user data folder (see cdpPort.ts).
+//
+// The extension marks the key it sets with a comment on the line above
+// (MARKER), so that its uninstall hook (uninstall.ts) removes that key and
+// never one the user wrote. The first edit copies the file as it was to
+// argv.json.browser-coordinator.bak; later edits never overwrite that copy,
+// so it keeps the original.
 import * as fs from 'node:fs';
 import * as jsonc from 'jsonc-parser';
 import { writeFileAtomic, lineColumn } from './files';
 
 export const KEY = 'remote-debugging-port';
 export const VALUE = '0';
+/** The comment above a key the extension set; its uninstall looks for it. */
+export const MARKER = '// Set by Browser Coordinator for Tier 2 (VS Code\'s own browser); uninstalling the extension removes it.';
+const MARKER_PREFIX = '// Set by Browser Coordinator';
+export const BACKUP_SUFFIX = '.browser-coordinator.bak';
 
 const BOM = '\ufeff';
 
@@ -26,13 +36,13 @@ export class ArgvParseError extends Error {
 export type ArgvStatus =
   | { kind: 'missing' } // no argv.json: native CDP off
   | { kind: 'absent' } // argv.json without the key: native CDP off
-  | { kind: 'enabled'; value: string } // a string: Chromium gets --remote-debugging-port=<value>
+  | { kind: 'enabled'; value: string; ours: boolean } // a string: Chromium gets --remote-debugging-port=<value>; ours: set by the extension (MARKER above it)
   | { kind: 'ignored'; value: unknown }; // a number or another type: VS Code ignores it
 
 export interface EditResult {
   changed: boolean;
   file: string;
-  /** Where the content before this edit was copied (only when the file existed and changed). */
+  /** The copy of the file as it was before the extension first changed it (made once, never overwritten). */
   backup?: string;
   message: string;
 }
@@ -74,7 +84,33 @@ export function argvStatus(file: string): ArgvStatus {
   const node = parsed.root && jsonc.findNodeAtLocation(parsed.root, [KEY]);
   if (!node) return { kind: 'absent' };
   const value = jsonc.getNodeValue(node);
-  return typeof value === 'string' ? { kind: 'enabled', value } : { kind: 'ignored', value };
+  return typeof value === 'string' ? { kind: 'enabled', value, ours: markerLine(parsed.text, node) !== undefined } : { kind: 'ignored', value };
+}
+
+/** The [start, end) of the MARKER line right above the property of valueNode, if there is one. */
+function markerLine(text: string, valueNode: jsonc.Node): [number, number] | undefined {
+  const property = valueNode.parent;
+  if (!property) return undefined;
+  const lineStart = text.lastIndexOf('\n', property.offset - 1) + 1;
+  if (text.slice(lineStart, property.offset).trim() !== '') return undefined; // something else on the property's line
+  const prevEnd = lineStart - 1; // the \n ending the line above
+  if (prevEnd < 0) return undefined;
+  const prevStart = text.lastIndexOf('\n', prevEnd - 1) + 1;
+  const line = text.slice(prevStart, prevEnd).replace(/\r$/, '');
+  return line.trim().startsWith(MARKER_PREFIX) ? [prevStart, lineStart] : undefined;
+}
+
+/** text with MARKER put on its own line above the property of KEY, indented like it. */
+function withMarker(text: string): string {
+  const root = jsonc.parseTree(text, [], { allowTrailingComma: true });
+  const node = root && jsonc.findNodeAtLocation(root, [KEY]);
+  const property = node?.parent;
+  if (!node || !property || markerLine(text, node)) return text;
+  const lineStart = text.lastIndexOf('\n', property.offset - 1) + 1;
+  const indent = text.slice(lineStart, property.offset);
+  if (indent.trim() !== '') return text; // the object is on one line: no room for a comment line
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  return `${text.slice(0, property.offset)}${MARKER}${eol}${indent}${text.slice(property.offset)}`;
 }
 
 /** The file's own indentation and line ends, so an inserted line looks like its neighbours. */
@@ -95,12 +131,21 @@ function realPath(file: string): string {
   }
 }
 
+/**
+ * Writes text (through a symlinked argv.json, to its target). The first time
+ * the extension changes an existing file, the file as it was is copied to
+ * <file>.browser-coordinator.bak; an existing copy is never overwritten.
+ */
 function write(file: string, before: Parsed | undefined, text: string): string | undefined {
   const real = realPath(file);
   let backup: string | undefined;
   if (before) {
-    backup = `${real}.bak`;
-    fs.copyFileSync(real, backup);
+    backup = `${real}${BACKUP_SUFFIX}`;
+    try {
+      fs.copyFileSync(real, backup, fs.constants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
   }
   writeFileAtomic(real, (before?.bom ? BOM : '') + text);
   return backup;
@@ -127,17 +172,45 @@ export function enableNativeCdp(file: string): EditResult {
     const edits = jsonc.modify(before.text, [KEY], VALUE, { formattingOptions: formattingOf(before.text) });
     text = jsonc.applyEdits(before.text, edits);
   }
+  text = withMarker(text);
   const backup = write(file, before, text);
   const was = node ? ` (it was ${JSON.stringify(current)}, a number, which VS Code ignores)` : '';
   return { changed: true, file, backup, message: `set "${KEY}": "${VALUE}" in ${file}${was}` };
 }
 
-/** Removes the key (whatever its value). A file without it is left alone. */
+/** text without KEY and without the MARKER line above it. */
+function withoutKey(text: string, node: jsonc.Node): string {
+  const marker = markerLine(text, node);
+  let t = text;
+  if (marker) t = t.slice(0, marker[0]) + t.slice(marker[1]);
+  const edits = jsonc.modify(t, [KEY], undefined, { formattingOptions: formattingOf(t) });
+  return jsonc.applyEdits(t, edits);
+}
+
+/** Removes the key (whatever its value), and the extension's comment above it. A file without it is left alone. */
 export function disableNativeCdp(file: string): EditResult {
   const before = read(file);
   const node = before?.root && jsonc.findNodeAtLocation(before.root, [KEY]);
   if (!before || !node) return { changed: false, file, message: `${file} has no "${KEY}"` };
-  const edits = jsonc.modify(before.text, [KEY], undefined, { formattingOptions: formattingOf(before.text) });
-  const backup = write(file, before, jsonc.applyEdits(before.text, edits));
+  const backup = write(file, before, withoutKey(before.text, node));
   return { changed: true, file, backup, message: `removed "${KEY}" from ${file}` };
+}
+
+/**
+ * For the uninstall hook: removes the key only when the extension set it
+ * (MARKER above it). A key the user wrote, a file that does not parse and a
+ * missing file are left alone.
+ */
+export function removeOwnKey(file: string): EditResult {
+  let before: Parsed | undefined;
+  try {
+    before = read(file);
+  } catch (err) {
+    return { changed: false, file, message: `${file} left alone: ${(err as Error).message}` };
+  }
+  const node = before?.root && jsonc.findNodeAtLocation(before.root, [KEY]);
+  if (!before || !node) return { changed: false, file, message: `${file} has no "${KEY}"` };
+  if (!markerLine(before.text, node)) return { changed: false, file, message: `${file}: "${KEY}" was not set by Browser Coordinator; left as it is` };
+  const backup = write(file, before, withoutKey(before.text, node));
+  return { changed: true, file, backup, message: `removed "${KEY}" (set by Browser Coordinator) from ${file}` };
 }

@@ -4,19 +4,27 @@
 // (/devtools/browser/<guid>). The file outlives the process (nothing removes
 // it on exit or crash), so a port is trusted only when /json/version answers
 // on it and names the same browser path. The live port is published in the
-// port file ($TMPDIR/vscode-cdp-port, the sidecar's contract) and as
-// VSCODE_CDP_PORT.
+// port file (docs/interfaces.md, "The port file") and as VSCODE_CDP_PORT.
+//
+// Where the port file lives, and who may trust it: on macOS $TMPDIR is
+// private to the user, so the file stays where it always was,
+// $TMPDIR/vscode-cdp-port; elsewhere $TMPDIR is often the shared /tmp, so it
+// goes into the per-user state folder (stateFile.ts), <state>/vscode-cdp-port.
+// It is written with mode 0600 in a folder of this user that no one else can
+// write, and read back only when it is still such a file.
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { writeFileAtomic } from './files';
+import { HttpError, request } from './http';
+import { checkOwnedDir, currentPlatform, currentUid, ensureOwnedDir, Platform, readOwnedFile, stateDir } from './stateFile';
 
 export const ACTIVE_PORT_FILE = 'DevToolsActivePort';
+export const PORT_FILE = 'vscode-cdp-port';
 
-/** The sidecar reads this file (DESIGN.md, "VS Code tiers"): the port as decimal text. */
-export function portFilePath(tmpdir: string = os.tmpdir()): string {
-  return path.join(tmpdir, 'vscode-cdp-port');
+/** Where the extension writes VS Code's CDP port for the sidecar (see above). */
+export function portFilePath(p: Platform = currentPlatform(), stateDirOverride?: string): string {
+  if (p.platform === 'darwin') return path.join(p.tmpdir, PORT_FILE);
+  return path.join(stateDir(p, stateDirOverride), PORT_FILE);
 }
 
 export interface ActivePort {
@@ -55,29 +63,21 @@ interface VersionBody {
   webSocketDebuggerUrl?: string;
 }
 
-/** GETs http://127.0.0.1:port/json/version. Rejects on connection errors, timeouts and non-JSON answers. */
-export function fetchVersion(port: number, timeoutMs = 2000): Promise<VersionBody> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/json/version', agent: false, timeout: timeoutMs, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => { body += chunk; });
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`/json/version answered HTTP ${res.statusCode}`));
-        try {
-          resolve(JSON.parse(body));
-        } catch {
-          reject(new Error('/json/version did not answer JSON'));
-        }
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-  });
+/** GETs http://127.0.0.1:port/json/version. Rejects on connection errors, timeouts, non-200 and non-JSON answers. */
+export async function fetchVersion(port: number, timeoutMs = 2000): Promise<VersionBody> {
+  const res = await request({ port, path: '/json/version', timeoutMs, maxBytes: 64 << 10 });
+  if (res.status !== 200) throw new HttpError(`/json/version answered HTTP ${res.status}`, 'STATUS');
+  try {
+    const body = JSON.parse(res.text);
+    if (typeof body !== 'object' || body === null) throw new Error('not an object');
+    return body as VersionBody;
+  } catch {
+    throw new HttpError('/json/version did not answer a JSON object', 'NOT_JSON');
+  }
 }
 
 function isRefused(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException).code;
+  const code = (err as { code?: string }).code;
   return code === 'ECONNREFUSED' || code === 'ECONNRESET';
 }
 
@@ -115,15 +115,22 @@ export async function discover(userDataDir: string, timeoutMs = 2000): Promise<D
   return { kind: 'live', file, port, browserPath, version: body.Browser };
 }
 
-/** Publishes the port for the sidecar (atomically: it watches the folder and reads on rename). */
-export function writePortFile(port: number, file: string = portFilePath()): void {
-  writeFileAtomic(file, `${port}\n`, 0o644);
+/**
+ * Publishes the port for the sidecar: mode 0600, atomically (it watches the
+ * folder and reads on rename), in a folder that is created (0700) when
+ * missing and refused (UntrustedError, nothing written) when another user
+ * owns it or can write to it.
+ */
+export function writePortFile(port: number, file: string = portFilePath(), uid: number | undefined = currentUid()): void {
+  ensureOwnedDir(path.dirname(file), uid);
+  writeFileAtomic(file, `${port}\n`, 0o600);
 }
 
-/** The port in the port file, or undefined. */
-export function readPortFile(file: string = portFilePath()): number | undefined {
+/** The port in the port file, or undefined (missing, not a port, or not a file of this user alone). */
+export function readPortFile(file: string = portFilePath(), uid: number | undefined = currentUid()): number | undefined {
   try {
-    const n = Number(fs.readFileSync(file, 'utf8').trim());
+    checkOwnedDir(path.dirname(file), uid);
+    const n = Number(readOwnedFile(file, uid).trim());
     return Number.isInteger(n) && n > 0 && n < 65536 ? n : undefined;
   } catch {
     return undefined;
@@ -134,8 +141,8 @@ export function readPortFile(file: string = portFilePath()): number | undefined 
  * Removes the port file when it still holds port (so one VS Code never
  * removes another product's live port).
  */
-export function removePortFile(port: number, file: string = portFilePath()): boolean {
-  if (readPortFile(file) !== port) return false;
+export function removePortFile(port: number, file: string = portFilePath(), uid: number | undefined = currentUid()): boolean {
+  if (readPortFile(file, uid) !== port) return false;
   fs.rmSync(file, { force: true });
   return true;
 }

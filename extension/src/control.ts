@@ -1,9 +1,9 @@
-// The coordinator's control API on its proxy port (DESIGN.md, "Control API"):
-// GET /coordinator/status, POST /coordinator/launch|stop|restart, each with
-// `Authorization: Bearer <controlToken>` from the state file. Answers are the
-// status JSON; errors are {"error": "..."} with 401, 400 or 502.
-import * as http from 'node:http';
+// The coordinator's control API on its proxy port (docs/interfaces.md,
+// "Control API"): GET /coordinator/status, POST /coordinator/launch|stop|restart,
+// each with `Authorization: Bearer <controlToken>` from the state file.
+// Answers are the status JSON; errors are {"error": "..."} with 401, 400 or 502.
 import type { CoordinatorState } from './stateFile';
+import { request } from './http';
 
 export interface LaunchOptions {
   headless?: boolean;
@@ -33,67 +33,59 @@ export class ControlError extends Error {
 
 export type Action = 'launch' | 'stop' | 'restart';
 
-export class ControlClient {
-  constructor(readonly port: number, private readonly token: string, private readonly timeoutMs = 120_000) {}
+/** A launch may wait for a browser to start (and a relaunch for one to stop first). */
+const ACTION_TIMEOUT_MS = 120_000;
 
-  static of(state: Pick<CoordinatorState, 'proxyPort' | 'controlToken'>): ControlClient {
-    return new ControlClient(state.proxyPort, state.controlToken);
+export class ControlClient {
+  constructor(readonly port: number, private readonly token: string, private readonly timeoutMs = ACTION_TIMEOUT_MS) {}
+
+  static of(state: Pick<CoordinatorState, 'proxyPort' | 'controlToken'>, timeoutMs?: number): ControlClient {
+    return new ControlClient(state.proxyPort, state.controlToken, timeoutMs);
   }
 
   status(): Promise<Status> {
-    return this.request('GET', '/coordinator/status');
+    return this.call('GET', '/coordinator/status');
   }
 
   launch(options: LaunchOptions = {}): Promise<Status> {
-    return this.request('POST', '/coordinator/launch', options);
+    return this.call('POST', '/coordinator/launch', options);
   }
 
   stop(): Promise<Status> {
-    return this.request('POST', '/coordinator/stop', {});
+    return this.call('POST', '/coordinator/stop', {});
   }
 
   restart(): Promise<Status> {
-    return this.request('POST', '/coordinator/restart', {});
+    return this.call('POST', '/coordinator/restart', {});
   }
 
-  private request(method: string, urlPath: string, body?: unknown): Promise<Status> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: this.port,
-          path: urlPath,
-          method,
-          agent: false, // one connection per action: nothing idles in a pool
-          timeout: this.timeoutMs,
-          headers: {
-            Authorization: `Bearer ${this.token}`,
-            ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
-          },
-        },
-        (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => { text += c; });
-          res.on('end', () => {
-            let json: any;
-            try {
-              json = JSON.parse(text);
-            } catch {
-              return reject(new ControlError(`${method} ${urlPath}: HTTP ${res.statusCode}, not JSON: ${text.slice(0, 200)}`, res.statusCode ?? 0));
-            }
-            if (res.statusCode !== 200) {
-              const why = typeof json?.error === 'string' ? json.error : `HTTP ${res.statusCode}`;
-              return reject(new ControlError(why, res.statusCode ?? 0, json));
-            }
-            resolve(json as Status);
-          });
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${urlPath}: no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (err) => reject(err instanceof ControlError ? err : new ControlError(`${method} ${urlPath} on port ${this.port}: ${err.message}`, 0)));
-      req.end(payload);
-    });
+  private async call(method: string, urlPath: string, body?: unknown): Promise<Status> {
+    let res;
+    try {
+      res = await request({
+        method,
+        port: this.port,
+        path: urlPath,
+        headers: { Authorization: `Bearer ${this.token}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        timeoutMs: this.timeoutMs,
+      });
+    } catch (err) {
+      throw new ControlError(`the coordinator on port ${this.port} did not answer: ${(err as Error).message}`, 0);
+    }
+    let json: any;
+    try {
+      json = JSON.parse(res.text);
+    } catch {
+      throw new ControlError(`${method} ${urlPath}: HTTP ${res.status}, not JSON: ${res.text.slice(0, 200)}`, res.status);
+    }
+    if (res.status !== 200) {
+      const why = typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`;
+      throw new ControlError(why, res.status, json);
+    }
+    if (typeof json !== 'object' || json === null || typeof json.state !== 'string') {
+      throw new ControlError(`${method} ${urlPath}: the answer is not a status (no "state"): ${res.text.slice(0, 200)}`, res.status, json);
+    }
+    return json as Status;
   }
 }

@@ -20,7 +20,7 @@ export function writeFileAtomic(file: string, data: string, mode?: number): void
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${crypto.randomBytes(4).toString('hex')}`);
   try {
-    fs.writeFileSync(tmp, data, { mode: keepMode });
+    fs.writeFileSync(tmp, data, { mode: keepMode, flag: 'wx' }); // never through a file planted under the temp name
     fs.chmodSync(tmp, keepMode); // the umask may have narrowed it
     fs.renameSync(tmp, file);
   } catch (err) {

@@ -1,67 +1,57 @@
 // Adapter: offers the server definitions of registration.ts to VS Code's MCP
-// API. The API (vscode.lm.registerMcpServerDefinitionProvider and
-// McpStdioServerDefinition) exists from VS Code 1.101; the extension supports
-// older hosts (Cursor and other forks lag behind), so it is feature-detected
-// and typed here, not taken from @types/vscode.
+// API (vscode.lm.registerMcpServerDefinitionProvider, VS Code 1.101, the
+// oldest VS Code the extension supports: package.json engines).
+//
+// VS Code asks for the definitions early, maybe before the extension has
+// found its sidecar: the first answer waits for that setup (ready) instead
+// of saying "no servers", which VS Code would cache until the next change.
+// A definition's version covers command, arguments and folder only; VS
+// Code's CDP port is in the environment, filled in again when a server
+// starts (resolveMcpServerDefinition), so a new port at each VS Code start
+// is not a "tool change".
 import * as vscode from 'vscode';
 import type { Log } from './log';
-import type { ServerDefinition } from './registration';
+import { definitionVersion, ServerDefinition } from './registration';
 
 /** The id declared in package.json contributes.mcpServerDefinitionProviders. */
 export const PROVIDER_ID = 'browserCoordinator.servers';
 
-interface McpStdioServerDefinition {
-  cwd?: vscode.Uri;
-}
-type McpStdioServerDefinitionCtor = new (
-  label: string,
-  command: string,
-  args?: string[],
-  env?: Record<string, string | number | null>,
-  version?: string,
-) => McpStdioServerDefinition;
-interface McpProvider {
-  onDidChangeMcpServerDefinitions?: vscode.Event<void>;
-  provideMcpServerDefinitions(token: vscode.CancellationToken): vscode.ProviderResult<McpStdioServerDefinition[]>;
-}
-type Register = (id: string, provider: McpProvider) => vscode.Disposable;
-
-/** Whether this host has the MCP API. */
-export function mcpApi(): { register: Register; Definition: McpStdioServerDefinitionCtor } | undefined {
-  const register = (vscode.lm as unknown as { registerMcpServerDefinitionProvider?: Register } | undefined)?.registerMcpServerDefinitionProvider;
-  const Definition = (vscode as unknown as { McpStdioServerDefinition?: McpStdioServerDefinitionCtor }).McpStdioServerDefinition;
-  return typeof register === 'function' && typeof Definition === 'function' ? { register: register.bind(vscode.lm), Definition } : undefined;
+export interface ProviderOptions {
+  log: Log;
+  /** Resolves once the first setup is done (whether or not it found the sidecar). */
+  ready: Promise<unknown>;
+  definitions: () => ServerDefinition[];
+  /** The environment a server gets when it starts now (VS Code's CDP port). */
+  env: () => Record<string, string>;
+  changed: vscode.Event<void>;
+  extensionVersion: string;
 }
 
-/**
- * Registers the provider; definitions() is asked each time VS Code wants the
- * list, and changed fires when it would answer differently (sidecar found,
- * CDP port discovered, settings changed). Returns undefined, after saying so
- * in the log, when the host has no MCP API.
- */
-export function registerProvider(
-  log: Log,
-  definitions: () => ServerDefinition[],
-  changed: vscode.Event<void>,
-  version: string,
-): vscode.Disposable | undefined {
-  const api = mcpApi();
-  if (!api) {
-    log.warn(`mcp: ${vscode.env.appName} ${vscode.version} has no MCP server API (vscode.lm.registerMcpServerDefinitionProvider, VS Code 1.101+): the servers are not registered; use "Write .mcp.json" or the README's .vscode/mcp.json instead`);
+export function registerProvider(o: ProviderOptions): vscode.Disposable | undefined {
+  if (typeof vscode.lm?.registerMcpServerDefinitionProvider !== 'function') {
+    o.log.warn(`mcp: ${vscode.env.appName} ${vscode.version} has no MCP server API (vscode.lm.registerMcpServerDefinitionProvider): the servers are not offered to its agent`);
     return undefined;
   }
-  const disposable = api.register(PROVIDER_ID, {
-    onDidChangeMcpServerDefinitions: changed,
-    provideMcpServerDefinitions: () => {
-      const defs = definitions();
-      log.debug(`mcp: providing ${defs.map((d) => d.name).join(', ') || 'no servers'}`);
+  const disposable = vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, {
+    onDidChangeMcpServerDefinitions: o.changed,
+    provideMcpServerDefinitions: async () => {
+      await o.ready;
+      const defs = o.definitions();
+      o.log.debug(`mcp: providing ${defs.map((d) => d.name).join(', ') || 'no servers'}`);
       return defs.map((d) => {
-        const def = new api.Definition(d.label, d.command, d.args, d.env, `${version}${d.env.VSCODE_CDP_PORT ? `+cdp${d.env.VSCODE_CDP_PORT}` : ''}`);
+        const def = new vscode.McpStdioServerDefinition(d.label, d.command, d.args, d.env, definitionVersion(o.extensionVersion, d));
         if (d.cwd) def.cwd = vscode.Uri.file(d.cwd);
         return def;
       });
     },
+    resolveMcpServerDefinition: (server: vscode.McpServerDefinition) => {
+      if (server instanceof vscode.McpStdioServerDefinition) {
+        // null removes a port the definition (or the extension host) had and that is gone now
+        server.env = { ...server.env, VSCODE_CDP_PORT: null, ...o.env() };
+      }
+      return server;
+    },
   });
-  log.info(`mcp: registered the provider ${PROVIDER_ID} with VS Code's MCP API`);
+  o.log.info(`mcp: registered the provider ${PROVIDER_ID} with VS Code's MCP API`);
   return disposable;
 }

@@ -1,13 +1,8 @@
-// MCP registration, as data: the two MCP servers the extension offers to
-// VS Code's MCP API (the coordinator and a child MCP behind `wrap`), and the
-// sidecar's `install` command line that writes them into a workspace's
-// .mcp.json for Claude Code. The JSON editing itself lives once, in the
-// sidecar (`browser-coordinator install`, sjson: keeps other entries,
-// comments and formatting), so it serves users without VS Code too.
-import { execFile } from 'node:child_process';
-import * as fs from 'node:fs';
+// MCP registration, as data: the child MCP the settings name, and the two
+// MCP servers the extension offers to VS Code's MCP API (the coordinator and
+// the child behind `wrap`). Claude Code's entries are claudeCode.ts's.
+import * as crypto from 'node:crypto';
 import * as path from 'node:path';
-import type { Sidecar } from './sidecar';
 
 export type ChildKind = 'playwright' | 'chrome-devtools' | 'none' | 'custom';
 export const childKinds: readonly ChildKind[] = ['playwright', 'chrome-devtools', 'none', 'custom'];
@@ -128,76 +123,13 @@ export function serverDefinitions(i: DefinitionsInput): ServerDefinition[] {
 }
 
 /**
- * The command written into .mcp.json: the bare name when the sidecar was
- * found on PATH (the file then works on every machine that has it there),
- * else its absolute path. A bundled binary's path contains the extension's
- * version, so the extension rewrites the entries after an update (when the
- * user chose "always").
+ * The definition's version for VS Code's MCP API. VS Code compares it to
+ * decide whether a server changed (and its tools need asking again), so it
+ * covers what starts the server — command, arguments, folder — and not the
+ * environment: VS Code's CDP port changes at every VS Code start and travels
+ * in the environment only (the coordinator also follows the port file live).
  */
-export function configCommand(sidecar: Sidecar): string {
-  return sidecar.source === 'PATH' ? 'browser-coordinator' : sidecar.path;
-}
-
-export interface InstallInput {
-  workspace: string;
-  child?: Child;
-  sidecarCommand: string;
-  dryRun?: boolean;
-}
-
-/** The sidecar's arguments for writing the workspace's .mcp.json (Claude Code, project scope). */
-export function installArgs(i: InstallInput): string[] {
-  const args = ['install', '--host', 'claude-code', '--scope', 'project', '--child', i.child?.installSpec ?? 'none', '--workspace', i.workspace, '--sidecar', i.sidecarCommand];
-  if (i.dryRun) args.push('--dry-run');
-  return args;
-}
-
-export const MCP_JSON = '.mcp.json';
-
-export interface InstallResult {
-  /** The file written, or already up to date. */
-  file: string;
-  changed: boolean;
-}
-
-export class InstallError extends Error {
-  constructor(message: string, readonly exitCode: number | null, readonly stderr: string) {
-    super(message);
-    this.name = 'InstallError';
-  }
-}
-
-function runSidecar(sidecar: string, args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(sidecar, args, { cwd, timeout: 30_000, windowsHide: true, maxBuffer: 8 << 20 }, (err, stdout, stderr) => {
-      if (err) {
-        const code = typeof err.code === 'number' ? err.code : null;
-        const detail = stderr.trim() || err.message;
-        return reject(new InstallError(`browser-coordinator install failed: ${detail}`, code, stderr));
-      }
-      resolve({ stdout, stderr });
-    });
-  });
-}
-
-/**
- * Writes the workspace's .mcp.json through `browser-coordinator install`.
- * The sidecar leaves an unchanged file alone (it keeps its timestamp) and
- * prints "wrote <file>: <entries>" or "<file> is up to date: <entries>".
- * A file that does not parse makes the sidecar fail with the file, line and
- * column: that message is the error, and nothing is written.
- */
-export async function writeMcpJson(sidecar: string, input: InstallInput): Promise<InstallResult> {
-  const file = path.join(input.workspace, MCP_JSON);
-  const { stdout } = await runSidecar(sidecar, installArgs({ ...input, dryRun: false }), input.workspace);
-  return { file, changed: stdout.startsWith('wrote ') };
-}
-
-/** Whether the workspace's .mcp.json already has a browser-coordinator entry (a cheap check, no parse errors raised). */
-export function hasCoordinatorEntry(workspace: string): boolean {
-  try {
-    return /"browser-coordinator"\s*:/.test(fs.readFileSync(path.join(workspace, MCP_JSON), 'utf8'));
-  } catch {
-    return false;
-  }
+export function definitionVersion(extensionVersion: string, d: ServerDefinition): string {
+  const hash = crypto.createHash('sha256').update(JSON.stringify([d.command, d.args, d.cwd ?? ''])).digest('hex').slice(0, 12);
+  return `${extensionVersion}+${hash}`;
 }

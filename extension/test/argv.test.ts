@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as jsonc from 'jsonc-parser';
-import { ArgvParseError, argvStatus, disableNativeCdp, enableNativeCdp } from '../src/argv';
+import { ArgvParseError, argvStatus, BACKUP_SUFFIX, disableNativeCdp, enableNativeCdp, MARKER, removeOwnKey } from '../src/argv';
 import { tempDir } from './helpers';
 
 function valueIn(text: string): unknown {
@@ -36,7 +36,8 @@ test('argv.json missing: created with the string "0"', (t) => {
   assert.equal(r.backup, undefined, 'nothing to back up');
   const text = fs.readFileSync(file, 'utf8');
   assert.equal(valueIn(text), '0');
-  assert.deepEqual(argvStatus(file), { kind: 'enabled', value: '0' });
+  assert.deepEqual(argvStatus(file), { kind: 'enabled', value: '0', ours: true });
+  assert.equal(text, `{\n\t${MARKER}\n\t"remote-debugging-port": "0"\n}\n`, 'marked as the extension\'s');
 });
 
 test('argv.json empty: gets an object with the key, and a backup', (t) => {
@@ -55,9 +56,9 @@ test("VS Code's default argv.json: comments, tabs and other keys survive; only o
   assert.equal(r.changed, true);
   const text = fs.readFileSync(file, 'utf8');
   assert.equal(valueIn(text), '0');
-  assert.match(text, /\n\t"remote-debugging-port": "0"\n}\n$/, 'added with the file\'s tab indentation');
-  // Everything that was there is still there, in order: removing the new property gives the original back.
-  const withoutNew = text.replace(/,(\n\t"remote-debugging-port": "0")/, '').replace('\n\t"remote-debugging-port": "0"', '');
+  assert.ok(text.endsWith(`,\n\t${MARKER}\n\t"remote-debugging-port": "0"\n}\n`), `added with the file's tab indentation, marked:\n${text}`);
+  // Everything that was there is still there, in order: removing the new lines gives the original back.
+  const withoutNew = text.replace(`,\n\t${MARKER}\n\t"remote-debugging-port": "0"`, '');
   assert.equal(withoutNew, vscodeDefault);
   assert.equal(fs.readFileSync(r.backup!, 'utf8'), vscodeDefault, 'the backup is the file before the edit');
 });
@@ -68,7 +69,7 @@ test('argv.json with a BOM: the BOM is kept, the edit works', (t) => {
   enableNativeCdp(file);
   const text = fs.readFileSync(file, 'utf8');
   assert.ok(text.startsWith('\ufeff{'), 'BOM kept');
-  assert.equal(text, '\ufeff{\n  "enable-crash-reporter": false,\n  "remote-debugging-port": "0"\n}\n', 'two-space indent kept');
+  assert.equal(text, `\ufeff{\n  "enable-crash-reporter": false,\n  ${MARKER}\n  "remote-debugging-port": "0"\n}\n`, 'two-space indent kept');
 });
 
 test('argv.json with trailing commas and block comments: parsed and kept', (t) => {
@@ -89,7 +90,7 @@ test('CRLF line ends are kept', (t) => {
   fs.writeFileSync(file, '{\r\n\t"locale": "en"\r\n}\r\n');
   enableNativeCdp(file);
   const text = fs.readFileSync(file, 'utf8');
-  assert.equal(text, '{\r\n\t"locale": "en",\r\n\t"remote-debugging-port": "0"\r\n}\r\n');
+  assert.equal(text, `{\r\n\t"locale": "en",\r\n\t${MARKER}\r\n\t"remote-debugging-port": "0"\r\n}\r\n`);
 });
 
 test('remote-debugging-port as a number (VS Code ignores it): replaced by the string "0"', (t) => {
@@ -99,7 +100,7 @@ test('remote-debugging-port as a number (VS Code ignores it): replaced by the st
   const r = enableNativeCdp(file);
   assert.equal(r.changed, true);
   assert.match(r.message, /9222, a number, which VS Code ignores/);
-  assert.equal(fs.readFileSync(file, 'utf8'), '{\n\t// mine\n\t"remote-debugging-port": "0"\n}\n');
+  assert.equal(fs.readFileSync(file, 'utf8'), `{\n\t// mine\n\t${MARKER}\n\t"remote-debugging-port": "0"\n}\n`);
 });
 
 test('a string value already there is left alone (no write, no backup)', (t) => {
@@ -110,7 +111,7 @@ test('a string value already there is left alone (no write, no backup)', (t) => 
   assert.equal(r.changed, false);
   assert.equal(fs.readFileSync(file, 'utf8'), '{ "remote-debugging-port": "9333" }');
   assert.equal(fs.statSync(file).mtimeMs, mtime);
-  assert.equal(fs.existsSync(`${file}.bak`), false);
+  assert.equal(fs.existsSync(`${file}${BACKUP_SUFFIX}`), false);
 });
 
 test('argv.json that does not parse: untouched, the error names line and column', (t) => {
@@ -128,7 +129,7 @@ test('argv.json that does not parse: untouched, the error names line and column'
   assert.throws(() => disableNativeCdp(file), ArgvParseError);
   assert.throws(() => argvStatus(file), ArgvParseError);
   assert.equal(fs.readFileSync(file, 'utf8'), broken);
-  assert.equal(fs.existsSync(`${file}.bak`), false, 'no backup either: nothing was written');
+  assert.equal(fs.existsSync(`${file}${BACKUP_SUFFIX}`), false, 'no backup either: nothing was written');
 });
 
 test('argv.json whose top level is not an object: untouched', (t) => {
@@ -158,7 +159,7 @@ test('the file mode is kept (atomic replace)', (t) => {
   fs.chmodSync(file, 0o600);
   enableNativeCdp(file);
   assert.equal(fs.statSync(file).mode & 0o777, 0o600);
-  assert.deepEqual(fs.readdirSync(dir).sort(), ['argv.json', 'argv.json.bak'], 'no temp file left behind');
+  assert.deepEqual(fs.readdirSync(dir).sort(), ['argv.json', `argv.json${BACKUP_SUFFIX}`], 'no temp file left behind');
 });
 
 test('a symlinked argv.json stays a link; the file it points to is edited and backed up', (t) => {
@@ -171,9 +172,47 @@ test('a symlinked argv.json stays a link; the file it points to is edited and ba
   assert.equal(r.changed, true);
   assert.ok(fs.lstatSync(link).isSymbolicLink(), 'the link is not replaced by a plain file');
   assert.equal(valueIn(fs.readFileSync(real, 'utf8')), '0');
-  assert.equal(r.backup, `${real}.bak`);
+  assert.equal(r.backup, `${real}${BACKUP_SUFFIX}`);
   assert.equal(fs.readFileSync(r.backup, 'utf8'), vscodeDefault);
   disableNativeCdp(link);
   assert.ok(fs.lstatSync(link).isSymbolicLink());
   assert.equal(fs.readFileSync(real, 'utf8'), vscodeDefault);
+});
+
+test('the backup keeps the original: later edits never overwrite it', (t) => {
+  const file = path.join(tempDir(t), 'argv.json');
+  fs.writeFileSync(file, vscodeDefault);
+  const first = enableNativeCdp(file);
+  assert.equal(fs.readFileSync(first.backup!, 'utf8'), vscodeDefault);
+  const enabled = fs.readFileSync(file, 'utf8');
+  const second = disableNativeCdp(file);
+  assert.equal(second.backup, first.backup);
+  assert.equal(fs.readFileSync(second.backup!, 'utf8'), vscodeDefault, 'still the file before the extension touched it, not the enabled one');
+  assert.notEqual(enabled, vscodeDefault);
+  enableNativeCdp(file);
+  assert.equal(fs.readFileSync(first.backup!, 'utf8'), vscodeDefault);
+});
+
+test('removeOwnKey (the uninstall hook): removes the key the extension set, never one the user wrote', (t) => {
+  const ours = path.join(tempDir(t), 'argv.json');
+  fs.writeFileSync(ours, vscodeDefault);
+  enableNativeCdp(ours);
+  const r = removeOwnKey(ours);
+  assert.equal(r.changed, true, r.message);
+  assert.equal(fs.readFileSync(ours, 'utf8'), vscodeDefault, 'the key and its comment are gone, nothing else changed');
+  assert.equal(removeOwnKey(ours).changed, false);
+
+  const users = path.join(tempDir(t), 'argv.json');
+  const mine = '{\n\t// I debug VS Code itself\n\t"remote-debugging-port": "9222"\n}\n';
+  fs.writeFileSync(users, mine);
+  assert.deepEqual(argvStatus(users), { kind: 'enabled', value: '9222', ours: false });
+  const kept = removeOwnKey(users);
+  assert.equal(kept.changed, false);
+  assert.match(kept.message, /was not set by Browser Coordinator/);
+  assert.equal(fs.readFileSync(users, 'utf8'), mine);
+
+  const broken = path.join(tempDir(t), 'argv.json');
+  fs.writeFileSync(broken, '{ nope');
+  assert.equal(removeOwnKey(broken).changed, false, 'a file that does not parse is left alone, without throwing');
+  assert.equal(removeOwnKey(path.join(tempDir(t), 'missing.json')).changed, false);
 });

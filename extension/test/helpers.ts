@@ -60,7 +60,7 @@ export function findChromium(): string | undefined {
 
 /**
  * The browser for a test, or a skip: outside CI a test without a browser
- * skips; under CI it fails (DESIGN.md, "Tests and measurements").
+ * skips; under CI it fails (README, "Development"). npm test installs one first.
  */
 export function requireChromium(t: TestContext): string | undefined {
   const found = findChromium();

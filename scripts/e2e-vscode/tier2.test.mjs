@@ -1,4 +1,5 @@
-// Tier 2 in a real VS Code: code-server (VS Code 1.103 in a browser) opened
+// Tier 2 in a real VS Code: code-server (VS Code in a browser; $BC_CODE_SERVER
+// picks the oldest or the newest, scripts/lib/codeserver.mjs) opened
 // in a Chromium started with --remote-debugging-port=0, which stands in for
 // VS Code's Electron (its CDP port is "VS Code's CDP port"). The Simple
 // Browser shows a page from another site than the workbench (localhost vs
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { findBrowser } from '../lib/setup.mjs';
+import { findBrowser, installAdvice } from '../lib/setup.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { ensureCodeServer, codeServerSkip, startCodeServer } from '../lib/codeserver.mjs';
 import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
@@ -20,14 +21,14 @@ import { startPageServer } from '../lib/pageserver.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { root } from '../lib/paths.mjs';
 
-const browserPath = findBrowser();
-const skip = codeServerSkip(browserPath);
+const skip = codeServerSkip();
 
 let tmp, codeServer, standIn, cdpPort, pages, workbench, playwright, contentURL;
 const log = (...a) => console.log('[tier2]', ...a);
 
 before(async () => {
   if (skip) return;
+  assert.ok(findBrowser(), `the Tier 2 test needs Chromium: ${installAdvice}`);
   const cs = ensureCodeServer({ log });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bct2-'));
   for (const d of ['ext', 'udd/User', 'ws', 'home', 'prof', 't', 'state']) fs.mkdirSync(path.join(tmp, d), { recursive: true });
@@ -75,12 +76,12 @@ before(async () => {
     const list = await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json();
     return list.some((t) => t.type === 'iframe' && t.url.startsWith(contentURL));
   }, { timeout: 30_000, what: 'the Simple Browser\'s page to be its own iframe target' });
-  log(`code-server ${cs.version} at ${csURL}, Simple Browser on ${contentURL}, VS Code's CDP port ${cdpPort}`);
+  log(`code-server ${cs.version} (VS Code ${cs.vscode}) at ${csURL}, Simple Browser on ${contentURL}, VS Code's CDP port ${cdpPort}`);
 });
 
 after(async () => {
   if (skip) return;
-  if (workbench) await workbench.screenshot({ path: path.join(root, '.test-artifacts', 'vscode', 'tier2-last.png') }).catch(() => {});
+  if (workbench) await workbench.screenshot({ path: path.join(root, '.test-artifacts', 'vscode', `tier2-${process.env.BC_CODE_SERVER || 'oldest'}-last.png`) }).catch(() => {});
   await playwright?.close().catch(() => {});
   await standIn?.kill();
   await codeServer?.stop();

@@ -35,15 +35,38 @@ export const installAdvice =
   '  macOS:         brew install --cask google-chrome\n' +
   '  Windows:       winget install Google.Chrome';
 
+/** Whether this process may install Debian packages itself: root on a Debian-like system. */
+export function canInstallDebianPackages() {
+  return process.platform === 'linux' && process.getuid?.() === 0 && fs.existsSync('/usr/bin/apt-get');
+}
+
+/**
+ * Installs the Debian packages in names (apt-get, as root). Elsewhere it
+ * throws an Error whose message is the command to run. why says what needs
+ * them (for the log).
+ */
+export function ensureAptPackages(names, { log = console.log, why = '' } = {}) {
+  if (names.length === 0) return;
+  const command = `sudo apt-get update && sudo apt-get install -y ${names.join(' ')}`;
+  if (!canInstallDebianPackages()) {
+    throw new Error(`${why ? `${why}: ` : ''}missing ${names.join(', ')}; run \`${command}\` (or your system's equivalent) and try again`);
+  }
+  log(`${why ? `${why}: ` : ''}installing ${names.join(' ')} (apt-get install -y) ...`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const r = update.status === 0 && spawnSync('apt-get', ['install', '-y', '-qq', ...names], { stdio: 'inherit', env });
+  if (!r || r.status !== 0) throw new Error(`apt-get install -y ${names.join(' ')} failed (its output is above); run \`${command}\` and try again`);
+}
+
 /** On Debian as root, installs Debian's chromium; elsewhere says how. Returns the browser's path or undefined. */
 export function ensureBrowser({ install = false, log = console.log } = {}) {
   const found = findBrowser();
-  if (found || !install) return found;
-  const debianRoot = process.platform === 'linux' && process.getuid?.() === 0 && fs.existsSync('/usr/bin/apt-get');
-  if (!debianRoot) return undefined;
-  log('no browser found; installing Debian\'s chromium (apt-get install -y chromium) ...');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const r = update.status === 0 && spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
-  return r && r.status === 0 ? findBrowser() : undefined;
+  if (found || !install || !canInstallDebianPackages()) return found;
+  try {
+    ensureAptPackages(['chromium'], { log, why: 'no browser found' });
+  } catch (err) {
+    log(err.message);
+    return undefined;
+  }
+  return findBrowser();
 }
