@@ -167,7 +167,11 @@ func (e *Engine) resolve(name string) (*document, *toolRef, error) {
 		return doc, ref, nil
 	}
 	names := toolNames(doc.tools)
-	if why := e.gone[name]; why != "" {
+	if g, ok := e.gone[name]; ok {
+		why := "the page changed and no longer has it"
+		if g.navigated {
+			why = fmt.Sprintf("it belonged to %s, and the tab has since navigated to %s", g.url, doc.url)
+		}
 		return nil, nil, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: %s", name, why), Tools: names}
 	}
 	return nil, nil, &Error{Kind: ErrUnknownTool, Msg: fmt.Sprintf("the page %s has no tool %q", doc.url, name), Tools: names}

@@ -111,7 +111,7 @@ type Engine struct {
 	contexts  map[int64]string // this engine's world: execution context → frame
 	url       string           // the main frame's URL, from navigation events
 	doc       *document        // the page as last discovered
-	gone      map[string]string
+	gone      map[string]goneTool
 	published []Tool
 	pubSig    string
 	scriptID  string
@@ -122,6 +122,12 @@ type Engine struct {
 	ensuring  bool
 	started   bool
 	closed    bool
+}
+
+// goneTool is a tool the page had and no longer has.
+type goneTool struct {
+	url       string // the page it belonged to
+	navigated bool   // gone with a navigation (else the page changed)
 }
 
 // document is one discovered document of the main frame.
@@ -155,7 +161,7 @@ func New(sess Session, cfg Config) *Engine {
 		change:   make(chan struct{}, 1),
 		wake:     make(chan struct{}),
 		contexts: map[int64]string{},
-		gone:     map[string]string{},
+		gone:     map[string]goneTool{},
 	}
 	conf, _ := json.Marshal(map[string]any{
 		"key": scriptKey, "binding": e.binding,
@@ -463,6 +469,15 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 		e.mainFrame, e.url = p.Frame.ID, p.Frame.URL
 		e.commits++
 		e.pending = false
+		if e.doc != nil {
+			if _, alive := e.contexts[e.doc.ctxID]; alive {
+				// A new document's old contexts are gone before it commits;
+				// one still alive is this document's: a page restored from
+				// the back/forward cache, whose contexts (and script's
+				// report) come back before the commit.
+				e.doc.commit = e.commits
+			}
+		}
 		e.broadcastLocked()
 		e.mu.Unlock()
 	case "Page.navigatedWithinDocument":
@@ -550,31 +565,23 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	if !ok || frame != e.mainFrame {
 		return // a frame's, or a document already gone
 	}
-	newDoc := e.doc == nil || e.doc.commit != e.commits
+	newDoc := e.doc == nil || e.doc.commit != e.commits || e.doc.ctxID != ctxID
 	if !newDoc && e.doc.ctxID == ctxID && p.Gen < e.doc.gen {
 		return // older than what we have
 	}
 	tools, refs := build(p, e.cfg)
 	d := &document{ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
-	if newDoc {
-		gone := map[string]string{}
-		if e.doc != nil {
-			for name := range e.doc.refs {
-				if refs[name] == nil {
-					gone[name] = fmt.Sprintf("it belonged to %s, and the tab has since navigated to %s", e.doc.url, d.url)
-				}
-			}
-		}
-		e.gone = gone
-	} else {
+	// Names the page no longer has are remembered, so calling one says
+	// why it is gone rather than that it never existed.
+	if e.doc != nil {
 		for name := range e.doc.refs {
-			if refs[name] == nil {
-				e.gone[name] = "the page changed and no longer has it"
+			if refs[name] == nil && len(e.gone) < 256 {
+				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc}
 			}
 		}
-		for name := range refs {
-			delete(e.gone, name)
-		}
+	}
+	for name := range refs {
+		delete(e.gone, name)
 	}
 	e.doc = d
 	if sig := signature(tools); sig != e.pubSig {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,6 +117,8 @@ type tab struct {
 	sess     session
 	eng      *Engine
 	events   chan cdp.Message // the session's load events, for tests
+	reports  atomic.Int32     // reports the page's script sent (Runtime.bindingCalled)
+	loads    chan time.Time   // when each load event arrived
 }
 
 // newTab opens url in a new tab, waits for it to load, then starts an
@@ -148,7 +151,7 @@ func (b *browser) attach(t testing.TB, url string) *tab {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(res, &attached)
-	tb := &tab{t: t, b: b, targetID: created.TargetID, sess: session{b.conn, attached.SessionID}, events: make(chan cdp.Message, 1024)}
+	tb := &tab{t: t, b: b, targetID: created.TargetID, sess: session{b.conn, attached.SessionID}, events: make(chan cdp.Message, 1024), loads: make(chan time.Time, 1024)}
 	b.mu.Lock()
 	b.routes[attached.SessionID] = func(m cdp.Message) {
 		b.mu.Lock()
@@ -157,10 +160,19 @@ func (b *browser) attach(t testing.TB, url string) *tab {
 		if eng != nil {
 			eng.HandleEvent(m.Method, m.Params)
 		}
-		if m.Method == "Page.loadEventFired" {
+		switch m.Method {
+		case "Page.loadEventFired":
 			select {
 			case tb.events <- m:
 			default:
+			}
+			select {
+			case tb.loads <- time.Now():
+			default:
+			}
+		case "Runtime.bindingCalled":
+			if strings.Contains(string(m.Params), `"name":"__bcPageToolsReport_`) {
+				tb.reports.Add(1)
 			}
 		}
 	}

@@ -178,10 +178,11 @@
       if (el.minLength >= 0) d.minLength = el.minLength;
       if (el.maxLength >= 0) d.maxLength = el.maxLength;
     }
-    // Current values only where they are constrained (never text a person
-    // typed, never a password): numbers, dates, choices.
-    if (!TEXTUAL.has(d.type) && d.type !== 'textarea' && kind === 'input') d.value = clean(el.value, cfg.valueMax);
-    d.empty = kind === 'input' ? el.value === '' : false;
+    // Default values (the page's, not what anyone typed since: the schema
+    // must not change as fields are filled in) only where they are
+    // constrained: numbers, dates, choices; never text, never a password.
+    if (!TEXTUAL.has(d.type) && d.type !== 'textarea' && kind === 'input') d.value = clean(el.defaultValue, cfg.valueMax);
+    d.empty = kind === 'input' ? el.defaultValue === '' : false;
     return d;
   }
 
@@ -231,20 +232,22 @@
         d.optionCount++;
         if (d.options.length < cfg.maxOptions) d.options.push(opt);
         if (el.required) d.required = true;
-        if (el.checked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
+        if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
         regFields[i].els.push(el);
         continue;
       }
       if (ln === 'select') {
         const d = describeField(el, 'select');
         [d.options, d.optionCount] = options(el);
-        d.value = el.multiple ? '' : clean(el.value, cfg.valueMax);
+        const opts = Array.from(el.options);
+        const def = opts.find((o) => o.defaultSelected) || (el.multiple ? null : opts.find((o) => !o.disabled));
+        d.value = def ? clean(def.value, cfg.valueMax) : '';
         fields.push(d);
         regFields.push({ kind: el.multiple ? 'multi' : 'select', el });
         continue;
       }
       const d = describeField(el, 'input');
-      if (ln === 'input' && el.type === 'checkbox') { d.checked = el.checked; delete d.value; }
+      if (ln === 'input' && el.type === 'checkbox') { d.checked = el.defaultChecked; delete d.value; }
       fields.push(d);
       regFields.push({ kind: ln === 'input' && el.type === 'checkbox' ? 'check' : 'text', el, setter: ln === 'textarea' ? setters.textarea : setters.input });
     }
@@ -283,6 +286,10 @@
       let sig = '', n = 0;
       for (const [s, m] of sigs) if (m > n) { sig = s; n = m; }
       if (n < cfg.minItems || n < kids.length * 0.6) continue;
+      // A row of buttons is a toolbar, not a list of items (its buttons
+      // may become tools of their own).
+      const itemTag = sig.slice(0, sig.indexOf('.'));
+      if (itemTag === 'button' || itemTag === 'input') continue;
       if (closest(c, EXCLUDED) || closest(c, 'form')) continue;
       let withAction = 0, first = null;
       for (const k of kids) {

@@ -8,37 +8,30 @@ import (
 
 // cleanText makes page text safe to show a model: control and format
 // characters (bidi overrides, zero-width joiners) go, runs of white space
-// become one space, and the result is at most max runes, cut with "…".
+// become one space, and the result is at most max runes, the last one "…"
+// when it was cut.
 func cleanText(s string, max int) string {
-	var b strings.Builder
+	out := make([]rune, 0, min(len(s), max+1))
 	space := false
-	n := 0
 	for _, r := range s {
 		if r == utf8.RuneError || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Co, r) {
 			r = ' '
 		}
 		if unicode.IsSpace(r) {
-			space = b.Len() > 0
+			space = len(out) > 0
 			continue
 		}
 		if space {
-			if n+1 >= max {
-				break
-			}
-			b.WriteByte(' ')
-			n++
+			out = append(out, ' ')
 			space = false
 		}
-		if n >= max {
-			return strings.TrimSpace(b.String()) + "…"
+		out = append(out, r)
+		if len(out) > max {
+			cut := strings.TrimRight(string(out[:max-1]), " ")
+			return cut + "…"
 		}
-		b.WriteRune(r)
-		n++
 	}
-	if n >= max && b.Len() < len(s) {
-		return strings.TrimSpace(b.String()) + "…"
-	}
-	return b.String()
+	return string(out)
 }
 
 // cleanBlock is cleanText for multi-line page text (what a call changed, a
