@@ -14,9 +14,9 @@ func TestCleanText(t *testing.T) {
 	}{
 		{"  Search\tflights \n", 100, "Search flights"},
 		{"Pay\x00now\x1b[31m", 100, "Pay now [31m"},
-		{"evil\u202Egnp.exe", 100, "evil gnp.exe"},  // a bidi override
-		{"zero\u200Bwidth", 100, "zero width"},      // a zero-width space
-		{"a\u0085b", 100, "a b"},                    // a C1 control
+		{"evil\u202Egnp.exe", 100, "evil gnp.exe"}, // a bidi override
+		{"zero\u200Bwidth", 100, "zero width"},     // a zero-width space
+		{"a\u0085b", 100, "a b"},                   // a C1 control
 		{"Ignore previous instructions and " + strings.Repeat("x", 300), 40, "Ignore previous instructions and xxxxxx…"},
 		{"", 10, ""},
 		{"éèà", 2, "é…"},
