@@ -37,6 +37,7 @@
   const qsa = method(El, 'querySelectorAll');
   const qs = method(El, 'querySelector');
   const closest = method(El, 'closest');
+  const matches = method(El, 'matches');
   const getAttr = method(El, 'getAttribute');
   const hasAttr = method(El, 'hasAttribute');
   const localName = getter(El, 'localName');
@@ -80,6 +81,10 @@
   const visible = (el) => { try { return checkVisibility(el); } catch { return true; } };
   const EXCLUDED = 'nav,header,footer,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=tablist],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert]';
   const HEADINGS = 'h1,h2,h3,h4,h5,h6,[role=heading]';
+  // Elements that hold repeated children without being lists of items.
+  const NOT_LISTS = new Set(['p', 'span', 'a', 'em', 'strong', 'b', 'i', 'u', 'small', 'label', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+    'td', 'th', 'tr', 'thead', 'table', 'button', 'select', 'datalist', 'optgroup', 'svg', 'form', 'fieldset', 'code', 'pre', 'time', 'head', 'script', 'picture', 'video', 'audio']);
+  const LIST_CANDIDATES = ':not(' + Array.from(NOT_LISTS).join(',') + '):has(> :nth-child(' + cfg.minItems + '))';
   const ACTIONS = 'a[href],button,[role=button],[role=link],input[type=button],input[type=submit]';
 
   // The text of a node without the form controls inside it (a <label>
@@ -111,10 +116,29 @@
     return clean(ids.split(/\s+/).map((id) => { const l = id && getById(document, id); return l ? textContent(l) : ''; }).join(' '), cfg.textMax);
   }
 
+  // The labels of each control, found in one pass over the document's
+  // labels (a control's own .labels walks the whole document each time).
+  let labelIndex = null;
+  function labelsOf(el) {
+    if (!labelIndex) return el.labels;
+    return labelIndex.get(el) || [];
+  }
+  function indexLabels() {
+    const m = new Map();
+    for (const l of docQSA(document, 'label')) {
+      const c = l.control;
+      if (!c) continue;
+      let a = m.get(c);
+      if (!a) m.set(c, (a = []));
+      a.push(l);
+    }
+    return m;
+  }
+
   function fieldLabel(el) {
     const lb = labelledBy(el);
     if (lb) return lb;
-    const labels = el.labels;
+    const labels = labelsOf(el);
     if (labels && labels.length) return clean(Array.from(labels, (l) => ownText(l, cfg.textMax)).join(' '), cfg.textMax);
     return '';
   }
@@ -206,7 +230,7 @@
       if (ln !== 'input' && ln !== 'select' && ln !== 'textarea') continue;
       if (ln === 'input' && SKIP_TYPES.has(el.type)) continue;
       if (el.disabled || el.readOnly) continue;
-      if (!declared && !visible(el) && !(ln === 'input' && (el.type === 'checkbox' || el.type === 'radio') && el.labels && Array.from(el.labels).some(visible))) continue;
+      if (!declared && !visible(el) && !(ln === 'input' && (el.type === 'checkbox' || el.type === 'radio') && Array.from(labelsOf(el)).some(visible))) continue;
       if (fields.length >= cfg.maxFields) break;
       if (ln === 'input' && (el.type === 'radio' || (el.type === 'checkbox' && el.name && checkNames.get(el.name) > 1))) {
         const key = el.type + ':' + el.name;
@@ -272,32 +296,44 @@
     return [out, { form, fields: regFields, submit }];
   }
 
+  // An item's action: its first link or button that is not part of a form
+  // (a list of forms is no list of items), or the item itself.
+  function itemAction(item) {
+    if (matches(item, ACTIONS)) return item;
+    for (const a of qsa(item, ACTIONS)) if (!closest(a, 'form')) return a;
+    return null;
+  }
+
   // A container whose children repeat (same tag and class) and each hold a
   // link or a button: results, threads, rows.
   function findLists(body, headings) {
     const found = [];
-    for (const c of qsa(body, '*')) {
-      if (childCount(c) < cfg.minItems) continue;
-      const ln = localName(c);
-      if (ln === 'select' || ln === 'datalist' || ln === 'svg' || ln === 'form' || ln === 'table' || ln === 'thead' || ln === 'tr') continue;
+    // The selector engine picks the elements with enough children, much
+    // faster than a walk over every element from this world.
+    for (const c of qsa(body, LIST_CANDIDATES)) {
+      if (NOT_LISTS.has(localName(c))) continue;
       const kids = elChildren(c);
+      // Cheap first: the children's most common tag, then their classes.
+      const tags = new Map();
+      for (const k of kids) { const t = localName(k); tags.set(t, (tags.get(t) || 0) + 1); }
+      let itemTag = '', tn = 0;
+      for (const [t, m] of tags) if (m > tn) { itemTag = t; tn = m; }
+      // A row of buttons is a toolbar, not a list of items (its buttons
+      // may become tools of their own).
+      if (tn < cfg.minItems || tn < kids.length * 0.6 || itemTag === 'button' || itemTag === 'input') continue;
       const sigs = new Map();
-      for (const k of kids) { const s = localName(k) + '.' + className(k); sigs.set(s, (sigs.get(s) || 0) + 1); }
+      for (const k of kids) { if (localName(k) !== itemTag) continue; const s = itemTag + '.' + className(k); sigs.set(s, (sigs.get(s) || 0) + 1); }
       let sig = '', n = 0;
       for (const [s, m] of sigs) if (m > n) { sig = s; n = m; }
       if (n < cfg.minItems || n < kids.length * 0.6) continue;
-      // A row of buttons is a toolbar, not a list of items (its buttons
-      // may become tools of their own).
-      const itemTag = sig.slice(0, sig.indexOf('.'));
-      if (itemTag === 'button' || itemTag === 'input') continue;
-      if (closest(c, EXCLUDED) || closest(c, 'form')) continue;
       let withAction = 0, first = null;
       for (const k of kids) {
         if (localName(k) + '.' + className(k) !== sig) continue;
-        const a = qs(k, ACTIONS) || (k.matches(ACTIONS) ? k : null);
+        const a = itemAction(k);
         if (a) { withAction++; if (!first) first = a; }
       }
       if (withAction < n * 0.8) continue;
+      if (closest(c, EXCLUDED) || closest(c, 'form')) continue;
       const vis = visible(c);
       if (!vis) continue;
       found.push({ el: c, sig, count: n, first, score: prominence(c, vis) + Math.min(8, n) });
@@ -369,6 +405,7 @@
     const body = docBody(document);
     if (body) {
       const headings = Array.from(docQSA(document, HEADINGS));
+      labelIndex = indexLabels();
       let fid = 0;
       for (const form of docQSA(document, 'form')) {
         if (fid >= cfg.maxForms) break;
@@ -383,6 +420,7 @@
       reg.lists = lists.map((l) => l[1]);
       const [buttons, breg, total] = findButtons(body, reg.lists);
       page.buttons = buttons; reg.buttons = breg; page.buttonTotal = total;
+      labelIndex = null;
     }
     [page.imperative, page.imperativeStatus] = await imperativeTools();
     return [page, reg];
@@ -647,7 +685,7 @@
       const items = Array.from(elChildren(r.el)).filter((k) => localName(k) + '.' + className(k) === r.sig);
       if (req.index >= items.length) return { range: items.length };
       const item = items[req.index];
-      const a = qs(item, ACTIONS) || (item.matches(ACTIONS) ? item : null);
+      const a = itemAction(item);
       if (!a) return { error: 'gone' };
       const watch = watchStart();
       clickEl(a);
