@@ -303,3 +303,50 @@ func TestMultiTabComparison(t *testing.T) {
 		t.Fatalf("cheapest fares = %v, want Skyways 450 and JetCheap 520", cheapest)
 	}
 }
+
+func TestChoiceFields(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.page("choices.html", `<title>Seats</title><form method="get" action="/t/choices.html">
+	<fieldset><legend>Seat</legend><label><input type="radio" name="seat" value="aisle"> Aisle</label><label><input type="radio" name="seat" value="window" checked> Window</label></fieldset>
+	<fieldset><legend>Meals</legend><label><input type="checkbox" name="meal" value="veg"> Vegetarian</label><label><input type="checkbox" name="meal" value="kosher"> Kosher</label><label><input type="checkbox" name="meal" value="halal"> Halal</label></fieldset>
+	<label>Extras <select name="extras" multiple><option value="bag">Bag</option><option value="wifi">Wi-Fi</option><option value="lounge">Lounge</option></select></label>
+	<label><input type="checkbox" name="terms" required> I accept the terms</label>
+	<button>Book seat</button></form>`), Config{})
+	sc := schemaOf(t, tool(t, tb.eng.Tools(), "book_seat"))
+	if seat := prop(t, sc, "seat"); !reflect.DeepEqual(seat["enum"], []any{"aisle", "window"}) || seat["default"] != "window" {
+		t.Fatalf("seat = %v", seat)
+	}
+	if meals := prop(t, sc, "meals"); meals["type"] != "array" || !reflect.DeepEqual(meals["items"].(map[string]any)["enum"], []any{"veg", "kosher", "halal"}) {
+		t.Fatalf("meals = %v", meals)
+	}
+	if extras := prop(t, sc, "extras"); extras["type"] != "array" {
+		t.Fatalf("extras = %v", extras)
+	}
+	if !reflect.DeepEqual(sc["required"], []any{"i_accept_the_terms"}) {
+		t.Fatalf("required = %v", sc["required"])
+	}
+	state := `[...document.querySelectorAll('input:checked')].map((e) => e.value).join(',') + '|' + [...document.querySelector('select').selectedOptions].map((o) => o.value).join(',')`
+	if v := tb.eval(state); v != "window|" {
+		t.Fatalf("state before = %v", v)
+	}
+	args := map[string]any{"seat": "aisle", "meals": []any{"veg", "halal"}, "extras": []any{"bag", "lounge"}, "i_accept_the_terms": false}
+	_, err := tb.eng.Call(testCtx(t), "book_seat", args)
+	if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), `"i_accept_the_terms": "Please check this box if you want to proceed."`) {
+		t.Fatalf("err = %v", err)
+	}
+	if v := tb.eval(state); v != "window|" {
+		t.Fatalf("the rejected call left %v", v)
+	}
+	args["i_accept_the_terms"] = true
+	res := tb.call("book_seat", args)
+	for _, q := range []string{"seat=aisle", "meal=veg&meal=halal", "extras=bag&extras=lounge", "terms=on"} {
+		if !strings.Contains(res.URL, q) {
+			t.Errorf("URL %s lacks %s", res.URL, q)
+		}
+	}
+	_, err = tb.eng.Call(testCtx(t), "book_seat", map[string]any{"seat": "middle", "i_accept_the_terms": true})
+	if !errors.Is(err, ErrInvalidArguments) || !strings.Contains(err.Error(), `argument "seat" must be one of "aisle", "window"`) {
+		t.Fatalf("err = %v", err)
+	}
+}

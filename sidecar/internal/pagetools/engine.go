@@ -203,6 +203,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	if _, err := e.sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": e.binding, "executionContextName": e.world}); err != nil {
 		return fmt.Errorf("page tools: add the report binding: %w", err)
 	}
+	e.mu.Lock()
+	e.started = true // from here on Close has something to undo
+	e.mu.Unlock()
 	res, err = e.sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": e.source, "worldName": e.world})
 	if err != nil {
 		return fmt.Errorf("page tools: install the discovery script: %w", err)
@@ -211,12 +214,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		Identifier string `json:"identifier"`
 	}
 	_ = json.Unmarshal(res, &added)
+	e.mu.Lock()
+	e.scriptID = added.Identifier
+	e.mu.Unlock()
 	if _, err := e.sess.Call(ctx, "Runtime.enable", nil); err != nil {
 		return fmt.Errorf("page tools: enable the Runtime domain: %w", err)
 	}
-	e.mu.Lock()
-	e.scriptID, e.started = added.Identifier, true
-	e.mu.Unlock()
 	return e.install(ctx)
 }
 
@@ -224,7 +227,7 @@ func (e *Engine) Start(ctx context.Context) error {
 // it from Page.addScriptToEvaluateOnNewDocument) and discovers its tools.
 func (e *Engine) install(ctx context.Context) error {
 	e.mu.Lock()
-	frame := e.mainFrame
+	frame, commits := e.mainFrame, e.commits
 	e.mu.Unlock()
 	res, err := e.sess.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
 	if err != nil {
@@ -237,7 +240,9 @@ func (e *Engine) install(ctx context.Context) error {
 		return fmt.Errorf("page tools: Page.createIsolatedWorld gave no execution context")
 	}
 	e.mu.Lock()
-	e.contexts[world.ExecutionContextID] = frame
+	if e.commits == commits { // else the world is already gone with its document
+		e.contexts[world.ExecutionContextID] = frame
+	}
 	e.mu.Unlock()
 	res, err = e.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
 	if err != nil {
@@ -330,6 +335,12 @@ func (e *Engine) Discover(ctx context.Context) ([]Tool, error) {
 	e.mu.Lock()
 	ctxID := e.doc.ctxID
 	e.mu.Unlock()
+	if ctxID == 0 {
+		if err := e.install(ctx); err != nil {
+			return nil, err
+		}
+		return e.Tools(), nil
+	}
 	return e.discoverIn(ctx, ctxID)
 }
 
@@ -543,13 +554,21 @@ func (e *Engine) ensure() {
 	defer e.wg.Done()
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
-	if err := e.install(ctx); err != nil && e.ctx.Err() == nil {
-		e.log.Debug("page tools: could not look at the new page", "error", err)
-	}
+	err := e.install(ctx)
 	e.mu.Lock()
+	defer e.mu.Unlock()
 	e.ensuring = false
+	if err != nil && !e.closed && !e.freshLocked() {
+		// A page the script cannot reach: it has no tools (rather than
+		// keeping the last page's).
+		e.log.Debug("page tools: could not look at the new page", "url", e.url, "error", err)
+		e.doc = &document{commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
+		if sig := signature(nil); sig != e.pubSig {
+			e.published, e.pubSig = []Tool{}, sig
+			e.signalLocked()
+		}
+	}
 	e.broadcastLocked()
-	e.mu.Unlock()
 }
 
 // apply takes a page description from the script in context ctxID: it
@@ -587,12 +606,17 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	if sig := signature(tools); sig != e.pubSig {
 		e.published, e.pubSig = tools, sig
 		e.log.Debug("page tools changed", "url", d.url, "tools", len(tools))
-		select {
-		case e.change <- struct{}{}:
-		default:
-		}
+		e.signalLocked()
 	}
 	e.broadcastLocked()
+}
+
+// signalLocked tells the owner the tools changed (one pending signal).
+func (e *Engine) signalLocked() {
+	select {
+	case e.change <- struct{}{}:
+	default:
+	}
 }
 
 func (e *Engine) broadcastLocked() {
@@ -601,13 +625,13 @@ func (e *Engine) broadcastLocked() {
 }
 
 // freshLocked: the current document has been discovered since the last
-// commit and its world is alive.
+// commit and its world is alive (or it is one the script cannot reach).
 func (e *Engine) freshLocked() bool {
 	if e.doc == nil || e.doc.commit != e.commits {
 		return false
 	}
 	_, alive := e.contexts[e.doc.ctxID]
-	return alive
+	return alive || e.doc.ctxID == 0
 }
 
 // waitFor waits until cond (called with e.mu held) holds, for at most

@@ -221,3 +221,19 @@ func TestTwoEnginesOnOnePage(t *testing.T) {
 		t.Fatalf("the first engine after the second closed: %+v", r)
 	}
 }
+
+func TestAPageThatDoesNotLoad(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.URL+"/flights.html", Config{})
+	tb.drainChanged()
+	tb.navigate("http://127.0.0.1:1/nothing-listens-here")
+	tb.waitChanged(10 * time.Second)
+	if got := tb.eng.Tools(); len(got) != 0 {
+		t.Fatalf("the browser's error page has tools %v", toolNames(got))
+	}
+	_, err := tb.eng.Call(testCtx(t), "search_flights", nil)
+	if !errors.Is(err, ErrNavigatedAway) || !strings.HasSuffix(err.Error(), "the page has no tools now") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -31,6 +31,7 @@
   const docQSA = method(D, 'querySelectorAll');
   const getById = method(D, 'getElementById');
   const docBody = getter(D, 'body');
+  const docElement = getter(D, 'documentElement');
   const docTitle = getter(D, 'title');
   const docURL = getter(D, 'URL');
   const readyState = getter(D, 'readyState');
@@ -55,7 +56,11 @@
   const contains = method(Nd, 'contains');
   const comparePosition = method(Nd, 'compareDocumentPosition');
   const innerTextOf = getter(H, 'innerText');
-  const clickEl = method(H, 'click');
+  const htmlClick = method(H, 'click');
+  // click() is HTMLElement's; an SVG element with role=button gets the
+  // event a click would send.
+  const clickEl = (el) => (el instanceof HTMLElement ? htmlClick(el)
+    : dispatch(el, new MouseEvent('click', { bubbles: true, cancelable: true, composed: true })));
   const focusEl = method(H, 'focus');
   const dispatch = method(EventTarget.prototype, 'dispatchEvent');
   const listen = method(EventTarget.prototype, 'addEventListener');
@@ -507,6 +512,8 @@
     });
     w.mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: WATCH_ATTRS });
     watches.set(id, w);
+    // A watch nobody settles (the caller went away) stops by itself.
+    setTimeout(() => { if (watches.delete(id)) w.mo.disconnect(); }, 120000);
     return id;
   }
 
@@ -514,7 +521,7 @@
     const set = new Set();
     const body = docBody(document);
     for (const n of nodes) {
-      if (!n || nodeType(n) !== 1 || !isConnected(n) || n === body || n === document.documentElement) continue;
+      if (!n || nodeType(n) !== 1 || !isConnected(n) || n === body || n === docElement(document)) continue;
       const ln = localName(n);
       if (ln === 'script' || ln === 'style' || ln === 'noscript' || ln === 'template') continue;
       set.add(n);
