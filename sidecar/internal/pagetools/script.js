@@ -89,7 +89,8 @@
   // Elements that hold repeated children without being lists of items.
   const NOT_LISTS = new Set(['p', 'span', 'a', 'em', 'strong', 'b', 'i', 'u', 'small', 'label', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
     'td', 'th', 'tr', 'thead', 'table', 'button', 'select', 'datalist', 'optgroup', 'svg', 'form', 'fieldset', 'code', 'pre', 'time', 'head', 'script', 'picture', 'video', 'audio']);
-  const LIST_CANDIDATES = ':not(' + Array.from(NOT_LISTS).join(',') + '):has(> :nth-child(' + cfg.minItems + '))';
+  // (:nth-of-type: at least minItems children of one tag.)
+  const LIST_CANDIDATES = ':not(' + Array.from(NOT_LISTS).join(',') + '):has(> :nth-of-type(' + cfg.minItems + '))';
   const ACTIONS = 'a[href],button,[role=button],[role=link],input[type=button],input[type=submit]';
 
   // The text of a node without the form controls inside it (a <label>
@@ -305,7 +306,9 @@
   // (a list of forms is no list of items), or the item itself.
   function itemAction(item) {
     if (matches(item, ACTIONS)) return item;
-    for (const a of qsa(item, ACTIONS)) if (!closest(a, 'form')) return a;
+    const a = qs(item, ACTIONS);
+    if (!a || !closest(a, 'form')) return a;
+    for (const b of qsa(item, ACTIONS)) if (!closest(b, 'form')) return b;
     return null;
   }
 
