@@ -84,14 +84,14 @@ func piped(s string) string {
 
 // counters is the navigation state before a call, to tell what it caused.
 type counters struct {
-	starts, commits, stops int
-	sig                    string
+	starts, commits, stops, popups int
+	sig                            string
 }
 
 func (e *Engine) counters() counters {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return counters{e.starts, e.commits, e.stops, e.pubSig}
+	return counters{e.starts, e.commits, e.stops, e.popups, e.pubSig}
 }
 
 // jsCall is the script's answer to a call.
@@ -301,6 +301,11 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		return nil, false, ctx.Err()
 	}
 	res.Navigated, res.Note = s.navigated, s.note
+	e.mu.Lock()
+	if e.popups != before.popups && !s.navigated {
+		res.Note = strings.TrimSpace(fmt.Sprintf("The page opened %s in a new tab or window; this tab stayed where it was. %s", e.popupURL, res.Note))
+	}
+	e.mu.Unlock()
 	if !s.navigated {
 		// Look now rather than after the debounce, so the answer says
 		// whether the tools changed.

@@ -119,6 +119,8 @@ type Engine struct {
 	commits   int  // main-frame documents committed
 	stops     int  // main-frame loads stopped
 	pending   bool // a navigation started and has neither committed nor stopped
+	popups    int  // navigations this page sent to a new tab or window
+	popupURL  string
 	ensuring  bool
 	started   bool
 	closed    bool
@@ -371,6 +373,9 @@ func (e *Engine) callIn(ctx context.Context, ctxID int64, fn string, args ...any
 		"arguments":           argv,
 		"returnByValue":       true,
 		"awaitPromise":        true,
+		// As a person's click: what the page allows only on a user's
+		// gesture (opening a tab, say) works for a call too.
+		"userGesture": fn == "call",
 	})
 	if err != nil {
 		return nil, err
@@ -511,6 +516,8 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 		var p struct {
 			FrameID        string `json:"frameId"`
 			NavigationType string `json:"navigationType"`
+			Disposition    string `json:"disposition"`
+			URL            string `json:"url"`
 		}
 		if json.Unmarshal(params, &p) != nil {
 			return
@@ -519,12 +526,28 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 			return
 		}
 		e.mu.Lock()
-		if p.FrameID == e.mainFrame {
+		if p.FrameID == e.mainFrame && (p.Disposition == "newTab" || p.Disposition == "newWindow") {
+			// A link or form with a target: another tab loads it, not this one.
+			e.popups++
+			e.popupURL = p.URL
+			e.broadcastLocked()
+		} else if p.FrameID == e.mainFrame && p.Disposition != "download" {
 			e.starts++
 			e.pending = true
 			e.broadcastLocked()
 		}
 		e.mu.Unlock()
+	case "Page.windowOpen":
+		var p struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			e.mu.Lock()
+			e.popups++
+			e.popupURL = p.URL
+			e.broadcastLocked()
+			e.mu.Unlock()
+		}
 	case "Page.frameStoppedLoading":
 		var p struct {
 			FrameID string `json:"frameId"`

@@ -237,3 +237,18 @@ func TestAPageThatDoesNotLoad(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestALinkThatOpensANewTab(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.page("targets.html", `<title>Links</title><ul aria-label="Guides">
+		<li><a href="/inbox.html" target="_blank">Inbox guide</a></li><li><a href="/stores.html" target="_blank">Stores guide</a></li><li><a href="/flights.html" target="_blank">Flights guide</a></li></ul>`), Config{})
+	start := time.Now()
+	res := tb.call("open_guide", map[string]any{"index": 1.0})
+	if res.Navigated || !strings.Contains(res.Note, "opened "+s.URL+"/stores.html in a new tab") {
+		t.Fatalf("result = %+v", res)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("the call waited %s for a navigation that happened elsewhere", took)
+	}
+}
