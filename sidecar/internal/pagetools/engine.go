@@ -106,8 +106,9 @@ type Engine struct {
 	change chan struct{}  // capacity 1: a pending "tools changed"
 
 	mu        sync.Mutex
-	wake      chan struct{} // closed and replaced at every state change
-	mainFrame string
+	wake      chan struct{}    // closed and replaced at every state change
+	mainFrame string           // the target's root frame
+	iframe    bool             // the target is an out-of-process iframe
 	contexts  map[int64]string // this engine's world: execution context → frame
 	url       string           // the main frame's URL, from navigation events
 	doc       *document        // the page as last discovered
@@ -190,16 +191,18 @@ func (e *Engine) Start(ctx context.Context) error {
 	var tree struct {
 		FrameTree struct {
 			Frame struct {
-				ID  string `json:"id"`
-				URL string `json:"url"`
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				URL      string `json:"url"`
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
 	if err := json.Unmarshal(res, &tree); err != nil || tree.FrameTree.Frame.ID == "" {
-		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page")
+		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page or an iframe")
 	}
 	e.mu.Lock()
 	e.mainFrame, e.url = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL
+	e.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
 	e.mu.Unlock()
 
 	if _, err := e.sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": e.binding, "executionContextName": e.world}); err != nil {
@@ -478,7 +481,15 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 				URL      string `json:"url"`
 			} `json:"frame"`
 		}
-		if json.Unmarshal(params, &p) != nil || p.Frame.ParentID != "" {
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		e.mu.Lock()
+		// The target's root frame: a page's top frame (no parent), or an
+		// iframe target's own frame (whose parent is in another process).
+		root := p.Frame.ID == e.mainFrame || p.Frame.ParentID == "" && !e.iframe
+		e.mu.Unlock()
+		if !root {
 			return
 		}
 		e.mu.Lock()

@@ -252,3 +252,67 @@ func TestALinkThatOpensANewTab(t *testing.T) {
 		t.Fatalf("the call waited %s for a navigation that happened elsewhere", took)
 	}
 }
+
+func TestAnIframeTarget(t *testing.T) {
+	// VS Code's Simple Browser shows the page in an iframe of another site,
+	// its own target: the engine works on that target's root frame.
+	s := serveSite(t)
+	b := startBrowser(t)
+	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
+	s.page("host.html", `<title>Workbench</title><h1>Editor</h1><form><label>Find in files <input name="q"></label><button>Find</button></form>
+		<iframe src="`+s.URL+`/flights.html" style="width:800px;height:900px"></iframe>`)
+	host := b.attach(t, "http://localhost:"+port+"/t/host.html")
+	host.waitLoad()
+	var iframeID string
+	deadline := time.Now().Add(10 * time.Second)
+	for iframeID == "" && time.Now().Before(deadline) {
+		res, err := b.conn.Call(testCtx(t), "", "Target.getTargets", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			TargetInfos []struct {
+				TargetID string `json:"targetId"`
+				Type     string `json:"type"`
+				URL      string `json:"url"`
+			} `json:"targetInfos"`
+		}
+		_ = json.Unmarshal(res, &list)
+		for _, ti := range list.TargetInfos {
+			if ti.Type == "iframe" && strings.HasSuffix(ti.URL, "/flights.html") {
+				iframeID = ti.TargetID
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if iframeID == "" {
+		t.Fatal("no iframe target for the cross-site frame")
+	}
+	res, err := b.conn.Call(testCtx(t), "", "Target.attachToTarget", map[string]any{"targetId": iframeID, "flatten": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var attached struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(res, &attached)
+	frame := &tab{t: t, b: b, targetID: iframeID, sess: session{b.conn, attached.SessionID}, events: make(chan cdp.Message, 16), loads: make(chan time.Time, 16)}
+	b.mu.Lock()
+	b.routes[attached.SessionID] = func(m cdp.Message) {
+		b.mu.Lock()
+		eng := frame.eng
+		b.mu.Unlock()
+		if eng != nil {
+			eng.HandleEvent(m.Method, m.Params)
+		}
+	}
+	b.mu.Unlock()
+	frame.start(Config{})
+	t.Cleanup(func() { _ = frame.eng.Close(context.Background()) })
+	// The frame's tools, not the workbench's.
+	frame.waitTools("search_flights", "subscribe_newsletter")
+	r := frame.call("search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-07-10"})
+	if !r.Navigated || !strings.Contains(r.URL, "/results.html?") || !reflect.DeepEqual(r.Tools, []string{"open_result", "sort_by_price"}) {
+		t.Fatalf("in the iframe: %+v", r)
+	}
+}

@@ -19,7 +19,11 @@
 // registries keyed by a generation number, never in the DOM.
 (function (cfg) {
   'use strict';
-  if (window.top !== window) return; // the main frame only
+  // The target's root frame only: the top of a page, or an out-of-process
+  // iframe target's own frame (whose parent is another site, so it has no
+  // frameElement). A same-site frame inside it has one and is skipped; the
+  // Go side keeps only the root frame's reports in any case.
+  if (window.frameElement !== null) return;
   if (Object.prototype.hasOwnProperty.call(globalThis, cfg.key)) return;
 
   const desc = (p, k) => Object.getOwnPropertyDescriptor(p, k);
