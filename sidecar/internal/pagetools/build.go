@@ -260,7 +260,7 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		}
 	}
 	if cfg.ContentTool {
-		t, r := contentTool(cfg.TextLimit)
+		t, r := contentTool(contentLimit(cfg))
 		tools = append(tools, t)
 		refs[t.Name] = r
 	}
@@ -560,6 +560,10 @@ func imperativeTool(it rawImperative) (Tool, *toolRef) {
 	}
 	return t, &toolRef{origin: OriginImperative, foreign: m, pageKey: it.Name, submit: true}
 }
+
+// contentLimit bounds get_page_content's text: a page's worth, four times
+// what a call's answer shows.
+func contentLimit(cfg Config) int { return 4 * cfg.TextLimit }
 
 func contentTool(limit int) (Tool, *toolRef) {
 	s := &Schema{Type: "object", Closed: true}

@@ -213,7 +213,7 @@ func expandSecrets(ss []string) []string {
 func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[string]any) (*Result, bool, error) {
 	res := &Result{Tool: ref.name}
 	if ref.origin == OriginContent {
-		raw, err := e.callIn(ctx, doc.ctxID, "pageText", 2*e.cfg.TextLimit)
+		raw, err := e.callIn(ctx, doc.ctxID, "pageText", 2*contentLimit(e.cfg))
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: read the page: %w", ref.name, err)
 		}
@@ -222,7 +222,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		e.mu.Lock()
 		res.URL, res.Title, res.Tools = e.doc.url, e.doc.title, toolNames(e.doc.tools)
 		e.mu.Unlock()
-		res.PageText, res.content = cleanBlock(text, e.cfg.TextLimit), true
+		res.PageText, res.content = cleanBlock(text, contentLimit(e.cfg)), true
 		return res, false, nil
 	}
 

@@ -481,7 +481,7 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 				URL      string `json:"url"`
 			} `json:"frame"`
 		}
-		if json.Unmarshal(params, &p) != nil {
+		if json.Unmarshal(params, &p) != nil || p.Frame.ID == "" {
 			return
 		}
 		e.mu.Lock()
@@ -698,6 +698,12 @@ func (e *Engine) waitFor(ctx context.Context, timeout time.Duration, cond func()
 // waitReady waits until the tab's current document has been discovered
 // and no navigation is under way.
 func (e *Engine) waitReady(ctx context.Context) error {
+	e.mu.Lock()
+	started := e.started
+	e.mu.Unlock()
+	if !started {
+		return &Error{Kind: ErrNotReady, Msg: "page tools: the engine has not been started (call Start)"}
+	}
 	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() })
 	if err != nil {
 		return err
