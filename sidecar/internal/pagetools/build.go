@@ -314,7 +314,12 @@ func formTool(f rawForm, gen int) (Tool, *toolRef) {
 		}
 		var name string
 		if f.Declared {
-			name = cleanText(firstNonEmpty(fd.PName, fd.Name), 64)
+			// The page's parameter name, exactly, when clients accept it
+			// as a property name; else its snake_case form.
+			name = firstNonEmpty(fd.PName, fd.Name)
+			if !validPropertyName.MatchString(name) {
+				name = snake(name, 6, 64)
+			}
 			if name == "" {
 				name = propertyName(fd)
 			}
@@ -504,6 +509,10 @@ func parseNum(s string) *float64 {
 	}
 	return &f
 }
+
+// validPropertyName is what clients accept as a property name (some reject
+// spaces and punctuation).
+var validPropertyName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
 var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 

@@ -37,7 +37,7 @@ func TestBuildOrderAndPrecedence(t *testing.T) {
 			searchForm(0, 50, "Book table"), // a found form that would take the declared name
 			{ID: 1, Declared: true, ToolName: "book_table", ToolDescription: "Books a table.", AutoSubmit: true, Method: "post",
 				Fields: []rawField{{Type: "text", Name: "name", Required: true, Empty: false, PDesc: "Guest's full name"}}},
-			{ID: 2, Declared: true, ToolName: "waitlist", Method: "post", Fields: []rawField{{Type: "tel", Name: "phone"}}},
+			{ID: 2, Declared: true, ToolName: "waitlist", Method: "post", Fields: []rawField{{Type: "tel", Name: "phone"}, {Type: "text", Name: "first name"}, {Type: "text", Name: "x.y-z_1"}}},
 		},
 		Imperative: []rawImperative{
 			{Name: "book_table", Description: "the declared form, listed again by Chrome", InputSchema: `{"type":"object"}`},
@@ -80,6 +80,13 @@ func TestBuildOrderAndPrecedence(t *testing.T) {
 	}
 	if d := byName["waitlist"].Description; !strings.Contains(d, "a person submits it") {
 		t.Fatalf("a form without toolautosubmit says who submits: %s", d)
+	}
+	var w map[string]any
+	_ = json.Unmarshal(byName["waitlist"].InputSchema, &w)
+	for _, p := range []string{"phone", "first_name", "x.y-z_1"} {
+		if w["properties"].(map[string]any)[p] == nil {
+			t.Fatalf("declared parameter names: %s", byName["waitlist"].InputSchema)
+		}
 	}
 	var s map[string]any
 	_ = json.Unmarshal(byName["book_table"].InputSchema, &s)
