@@ -137,7 +137,10 @@ func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*R
 		}
 		e.log.Debug("page tool call", "tool", name, "arguments", argNames(args))
 		res, retry, err := e.run(ctx, doc, ref, args)
-		if retry && attempt == 0 {
+		if retry {
+			if attempt > 0 {
+				return nil, &Error{Kind: ErrNotReady, Msg: fmt.Sprintf("%s: the page keeps changing under the call; nothing was changed; call again", name)}
+			}
 			// The page changed between its last report and this call:
 			// look again and call the tool of that name on what is there.
 			if _, derr := e.Discover(ctx); derr != nil {

@@ -350,3 +350,31 @@ func TestChoiceFields(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestACallBuiltOnAnOldLookAtThePage(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	// No reports during the test: the engine keeps its first look.
+	tb := b.newTab(t, s.URL+"/inbox.html", Config{Debounce: 10 * time.Second, MaxDebounce: 20 * time.Second})
+	tb.eng.mu.Lock()
+	ctxID, gen := tb.eng.doc.ctxID, tb.eng.doc.gen
+	tb.eng.mu.Unlock()
+	// The page changes ten times and is looked at each time, behind the
+	// engine's back, so the script's registry moves past what the engine
+	// knows.
+	for i := 0; i < 10; i++ {
+		tb.eval(`document.getElementById('threads').append(Object.assign(document.createElement('li'), {className: 'thread', innerHTML: '<a href="thread.html?id=9">More</a>'}))`)
+		if _, err := tb.eng.callIn(testCtx(t), ctxID, "discover"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := tb.call("compose", nil)
+	if res.PageText != "New message draft opened." {
+		t.Fatalf("compose = %+v", res)
+	}
+	tb.eng.mu.Lock()
+	defer tb.eng.mu.Unlock()
+	if tb.eng.doc.gen <= gen+8 {
+		t.Fatalf("the call did not look at the page again (generation %d, was %d)", tb.eng.doc.gen, gen)
+	}
+}
