@@ -160,7 +160,10 @@ func TestPasswordsAreWriteOnly(t *testing.T) {
 	echo := b.newTab(t, s.page("echo.html", `<title>Echo</title><form method="get" action="/t/echo.html">
 		<label>User <input name="user"></label><label>Secret <input type="password" name="secret"></label><button>Log in</button></form>
 		<p id="out"></p><script>const q = new URLSearchParams(location.search);
-		if (q.get('secret')) { document.getElementById('out').textContent = 'Wrong password: ' + q.get('secret'); document.title = 'Failed for ' + q.get('secret'); }</script>`), cfg)
+		if (q.get('secret')) { document.getElementById('out').textContent = 'Wrong password: ' + q.get('secret'); document.title = 'Failed for ' + q.get('secret');
+		  document.body.insertAdjacentHTML('beforeend', '<form><label>Recovery email <input name="r"></label><button>Reset password</button></form>'); }</script>`), cfg)
+	// (A second form on the results page makes its tools change, and the
+	// engine log that.)
 	res = echo.call("log_in", map[string]any{"user": "bob", "secret": pw})
 	if !res.Navigated || !strings.Contains(res.PageText, "Wrong password: ••••••") || !strings.Contains(res.URL, "secret=••••••") {
 		t.Fatalf("echo: %+v", res)
@@ -175,7 +178,7 @@ func TestPasswordsAreWriteOnly(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("error: %v", err)
 	}
-	if !strings.Contains(logs.String(), "page tool call") {
+	if !strings.Contains(logs.String(), "page tool call") || !strings.Contains(logs.String(), "page tools changed") {
 		t.Fatal("the debug log did not record the calls, so the check above proves nothing")
 	}
 }

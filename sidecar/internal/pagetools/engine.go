@@ -595,7 +595,7 @@ func (e *Engine) ensure() {
 	if err != nil && !e.closed && !e.freshLocked() {
 		// A page the script cannot reach: it has no tools (rather than
 		// keeping the last page's).
-		e.log.Debug("page tools: could not look at the new page", "url", e.url, "error", err)
+		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.url), "error", err)
 		e.doc = &document{commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
 		if sig := signature(nil); sig != e.pubSig {
 			e.published, e.pubSig = []Tool{}, sig
@@ -639,7 +639,7 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	e.doc = d
 	if sig := signature(tools); sig != e.pubSig {
 		e.published, e.pubSig = tools, sig
-		e.log.Debug("page tools changed", "url", d.url, "tools", len(tools))
+		e.log.Debug("page tools changed", "url", logURL(d.url), "tools", len(tools))
 		e.signalLocked()
 	}
 	e.broadcastLocked()
@@ -651,6 +651,15 @@ func (e *Engine) signalLocked() {
 	case e.change <- struct{}{}:
 	default:
 	}
+}
+
+// logURL is a URL for the log: without its query and fragment, where a
+// form may have put what was typed into it (a password in a GET form).
+func logURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
 }
 
 func (e *Engine) broadcastLocked() {
