@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -314,5 +316,30 @@ func TestAnIframeTarget(t *testing.T) {
 	r := frame.call("search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-07-10"})
 	if !r.Navigated || !strings.Contains(r.URL, "/results.html?") || !reflect.DeepEqual(r.Tools, []string{"open_result", "sort_by_price"}) {
 		t.Fatalf("in the iframe: %+v", r)
+	}
+}
+
+func TestAnEmptyPageWhoseLoadNeverComes(t *testing.T) {
+	s := serveSite(t)
+	// An image that never arrives holds the load event back.
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow.png", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	})
+	slow := httptest.NewServer(mux)
+	t.Cleanup(slow.Close)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.URL+"/flights.html", Config{})
+	tb.drainChanged()
+	tb.navigate(s.page("empty.html", `<title>Nothing here</title><p>No forms.</p><img src="`+slow.URL+`/slow.png">`))
+	// The flight search's tools go within about a second, load or not.
+	tb.waitChanged(5 * time.Second)
+	if got := tb.eng.Tools(); len(got) != 0 {
+		t.Fatalf("tools = %v", toolNames(got))
 	}
 }

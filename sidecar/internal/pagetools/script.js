@@ -491,11 +491,14 @@
       try { mct.registerToolsChangedCallback(schedule); } catch { /* not this version's API */ }
     }
     // Report at once when the parsed page has tools; an empty page waits
-    // for its load event, so a page built by script does not announce
-    // "no tools" first.
+    // for its load event (at most a second), so a page built by script
+    // does not announce "no tools" first.
     discoverAndStore().then(([page]) => {
-      if (hasTools(page) || readyState(document) === 'complete') send({ type: 'tools', page });
-      else listen(window, 'load', () => report(true), { once: true });
+      if (hasTools(page) || readyState(document) === 'complete') { send({ type: 'tools', page }); return; }
+      let sent = false;
+      const first = () => { if (!sent) { sent = true; report(true); } };
+      listen(window, 'load', first, { once: true });
+      setTimeout(first, 1000);
     }).catch((e) => send({ type: 'error', message: clean(e && e.stack, 500) }));
   }
 
