@@ -354,8 +354,12 @@ func (e *Engine) discoverIn(ctx context.Context, ctxID int64) ([]Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("page tools: discover: %w", err)
 	}
+	var text string
 	var p rawPage
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return nil, fmt.Errorf("page tools: discover: unreadable answer: %w", err)
+	}
+	if err := json.Unmarshal([]byte(text), &p); err != nil {
 		return nil, fmt.Errorf("page tools: discover: unreadable answer: %w", err)
 	}
 	e.apply(ctxID, p)

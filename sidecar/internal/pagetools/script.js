@@ -454,7 +454,7 @@
     registries.set(gen, reg);
     for (const k of registries.keys()) if (k <= gen - 8) registries.delete(k);
     page.gen = gen;
-    return [page, changed];
+    return [page, changed, '{"gen":' + gen + ',' + sig.slice(1)];
   });
 
   let stopped = false;
@@ -720,7 +720,8 @@
 
   Object.defineProperty(globalThis, cfg.key, {
     value: Object.freeze({
-      discover: () => discoverAndStore().then(([page]) => page),
+      // As JSON text: one string crosses CDP much faster than the object.
+      discover: () => discoverAndStore().then(([, , json]) => json),
       call, settle, pageText,
       stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
     }),
