@@ -15,6 +15,8 @@
 //   HTTP tools/list          requests/s from 8 clients over streamable HTTP, next to stdio (goal ≥ 1,000/s)
 //   HTTP session memory      RSS growth per streamable HTTP session (goal ≤ 64 KB)
 //   tier switch              VS Code's port file written → backend switched (goal ≤ 200 ms)
+//   page tools               discovery on 5,000 elements (≤ 30 ms), a page's tool-list bytes (≤ 6 KB),
+//                            load event → tools changed (≤ 150 ms): Go benchmarks of the engine
 //
 // BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
 import { spawn } from 'node:child_process';
@@ -24,6 +26,7 @@ import path from 'node:path';
 import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, requireGo } from './lib/build.mjs';
 import { binaryPath, childMCPs } from './lib/paths.mjs';
+import { pageToolsBenchmarks } from './lib/benchpagetools.mjs';
 
 ensureNpmDeps();
 requireGo();
@@ -234,6 +237,15 @@ try {
   row('tools/list, 8 concurrent clients', `stdio ${tl.stdio.toFixed(0)}/s`, `HTTP ${tl.http.toFixed(0)}/s`, `${(tl.http / tl.stdio).toFixed(2)}×`, '≥ 1,000/s', tl.http >= 1000);
   const mem = await modes.httpSessionMemory({ work, n: reps(230, 200) }) /* under the 256-session cap, with the 20 warm-up sessions */;
   row('memory per HTTP session (RSS growth / sessions)', `RSS before ${(mem.before / 2 ** 20).toFixed(1)} MB`, `${(mem.perSession / 1024).toFixed(1)} KB`, '-', '≤ 64 KB', mem.perSession <= 64 * 1024);
+
+  progress('page tools (engine, Go benchmarks) ...');
+  const pt = pageToolsBenchmarks({ quick });
+  row('page tools: discovery, 5,000 elements and 20 forms (median)', '-', ms(pt.Discover['ms-median']), '-', '≤ 30 ms', pt.Discover['ms-median'] <= 30);
+  const listBytes = Object.entries(pt).filter(([k]) => k.startsWith('ToolListBytes/')).map(([k, v]) => [k.slice('ToolListBytes/'.length), v.bytes]);
+  const maxBytes = Math.max(...listBytes.map(([, b]) => b));
+  row('page tools: bytes of a typical page\'s tools', listBytes.map(([k, b]) => `${k} ${b}`).join(', '), `${maxBytes} B at most`, '-', '≤ 6 KB', maxBytes <= 6144);
+  row('page tools: load event → tools changed (engine, median)', '-', ms(pt.LoadToChanged['ms-median']), '-', '≤ 150 ms', pt.LoadToChanged['ms-median'] <= 150);
+  row('page tools: search_flights, one call (median)', '-', ms(pt.SearchFlightsCall['ms-median']), '-', '(context)', true);
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });

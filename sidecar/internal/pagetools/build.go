@@ -1,0 +1,604 @@
+package pagetools
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Tool is one page tool as MCP lists it.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations Annotations     `json:"annotations"`
+	// Origin is where the tool comes from: OriginWebMCP, OriginImperative,
+	// OriginForm, OriginList, OriginButton or OriginContent.
+	Origin string `json:"-"`
+}
+
+// Annotations are the MCP tool annotations of a page tool.
+type Annotations struct {
+	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint bool `json:"destructiveHint"`
+	OpenWorldHint   bool `json:"openWorldHint"`
+}
+
+// Where a tool comes from.
+const (
+	OriginWebMCP     = "webmcp"            // a <form toolname> the page declared
+	OriginImperative = "webmcp-imperative" // registered by script, listed by the browser
+	OriginForm       = "form"              // a form found in the page
+	OriginList       = "list"              // a list of repeated items with links or buttons
+	OriginButton     = "button"            // a standalone button
+	OriginContent    = "content"           // the engine's own page-text tool (Config.ContentTool)
+)
+
+// ContentToolName is the name of the page-text tool (Config.ContentTool).
+const ContentToolName = "get_page_content"
+
+// Bounds on text taken from a page.
+const (
+	descMax   = 200 // a tool description's page text
+	propMax   = 120 // a property description's page text
+	optionMax = 40  // enum values kept; a longer list becomes a plain string
+)
+
+// The page description the script sends (see script.js).
+type rawPage struct {
+	Gen              int             `json:"gen"`
+	URL              string          `json:"url"`
+	Title            string          `json:"title"`
+	Forms            []rawForm       `json:"forms"`
+	Lists            []rawList       `json:"lists"`
+	Buttons          []rawButton     `json:"buttons"`
+	ButtonTotal      int             `json:"buttonTotal"`
+	Imperative       []rawImperative `json:"imperative"`
+	ImperativeStatus string          `json:"imperativeStatus"`
+}
+
+type rawForm struct {
+	ID              int        `json:"id"`
+	Declared        bool       `json:"declared"`
+	ToolName        string     `json:"toolName"`
+	ToolDescription string     `json:"toolDescription"`
+	AutoSubmit      bool       `json:"autoSubmit"`
+	Label           string     `json:"label"`
+	Submit          string     `json:"submit"`
+	Legend          string     `json:"legend"`
+	Inner           string     `json:"inner"`
+	Heading         string     `json:"heading"`
+	FormName        string     `json:"formName"`
+	Method          string     `json:"method"`
+	Search          bool       `json:"search"`
+	Visible         bool       `json:"visible"`
+	Score           int        `json:"score"`
+	Fields          []rawField `json:"fields"`
+}
+
+type rawField struct {
+	Tag         string      `json:"tag"`
+	Type        string      `json:"type"`
+	Name        string      `json:"name"`
+	PName       string      `json:"pname"`
+	PTitle      string      `json:"ptitle"`
+	PDesc       string      `json:"pdesc"`
+	Label       string      `json:"label"`
+	Aria        string      `json:"aria"`
+	Placeholder string      `json:"ph"`
+	ADesc       string      `json:"adesc"`
+	Title       string      `json:"title"`
+	ID          string      `json:"id"`
+	Required    bool        `json:"required"`
+	Min         string      `json:"min"`
+	Max         string      `json:"max"`
+	Step        string      `json:"step"`
+	Pattern     string      `json:"pattern"`
+	MinLength   *int        `json:"minLength"`
+	MaxLength   *int        `json:"maxLength"`
+	Value       string      `json:"value"`
+	Checked     bool        `json:"checked"`
+	Empty       bool        `json:"empty"`
+	Options     []rawOption `json:"options"`
+	OptionCount int         `json:"optionCount"`
+}
+
+type rawOption struct {
+	V string `json:"v"`
+	L string `json:"l"`
+}
+
+type rawList struct {
+	ID       int    `json:"id"`
+	Tag      string `json:"tag"`
+	ItemTag  string `json:"itemTag"`
+	Count    int    `json:"count"`
+	Score    int    `json:"score"`
+	Label    string `json:"label"`
+	Heading  string `json:"heading"`
+	Hint     string `json:"hint"`
+	ItemHint string `json:"itemHint"`
+	Action   string `json:"action"`
+}
+
+type rawButton struct {
+	ID    int    `json:"id"`
+	Label string `json:"label"`
+	Score int    `json:"score"`
+}
+
+type rawImperative struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema string          `json:"inputSchema"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// toolRef is what a call needs to reach a tool's elements in the page.
+type toolRef struct {
+	origin  string
+	gen     int // the script's registry generation
+	id      int // the form, list or button in that registry
+	name    string
+	schema  *Schema        // the engine's own schema, nil for imperative tools
+	foreign map[string]any // an imperative tool's schema as the page gave it
+	fields  map[string]int // property → field index in the form
+	submit  bool           // a form to submit (false: WebMCP without toolautosubmit)
+	pageKey string         // an imperative tool's name in the page
+}
+
+// secrets lists the arguments of write-only (password) properties.
+func (r *toolRef) secrets(args map[string]any) []string {
+	if r.schema == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range r.schema.Properties {
+		if s, ok := args[p.Name].(string); ok && p.Schema.WriteOnly && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// candidate is a tool before the cap.
+type candidate struct {
+	tool  Tool
+	ref   *toolRef
+	group int // 0 declared, 1 imperative, 2 found (ranked by score)
+	score int
+	order int
+}
+
+// build turns a page description into the page's tools: WebMCP forms, then
+// WebMCP imperative tools, then forms, lists and buttons found in the page,
+// at most max in all (the found ones ranked by prominence). Names are
+// reserved in page order before the cap, so a tool's name depends on the
+// page alone.
+func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
+	names := newNamer(MaxNameLen)
+	if cfg.ContentTool {
+		names.unique(ContentToolName)
+	}
+	var cands []candidate
+	add := func(c candidate) {
+		c.order = len(cands)
+		cands = append(cands, c)
+	}
+	declared := map[string]bool{}
+	for _, f := range p.Forms {
+		if f.Declared {
+			t, r := formTool(f, p.Gen)
+			t.Name = names.unique(declaredName(f.ToolName))
+			r.name = t.Name
+			declared[f.ToolName] = true
+			add(candidate{tool: t, ref: r, group: 0})
+		}
+	}
+	for _, it := range p.Imperative {
+		if declared[it.Name] || it.Name == "" { // Chrome lists declared forms here too
+			continue
+		}
+		t, r := imperativeTool(it)
+		t.Name = names.unique(declaredName(it.Name))
+		r.name = t.Name
+		add(candidate{tool: t, ref: r, group: 1})
+	}
+	for _, f := range p.Forms {
+		if !f.Declared {
+			t, r := formTool(f, p.Gen)
+			t.Name = names.unique(formName(f))
+			r.name = t.Name
+			add(candidate{tool: t, ref: r, group: 2, score: f.Score + min(len(f.Fields), 5)})
+		}
+	}
+	for _, l := range p.Lists {
+		t, r := listTool(l, p.Gen)
+		t.Name = names.unique("open_" + listNoun(l))
+		r.name = t.Name
+		add(candidate{tool: t, ref: r, group: 2, score: l.Score})
+	}
+	for _, b := range p.Buttons {
+		base := snake(b.Label, 5, MaxNameLen)
+		if base == "" {
+			continue
+		}
+		t, r := buttonTool(b, p.Gen)
+		t.Name = names.unique(base)
+		r.name = t.Name
+		add(candidate{tool: t, ref: r, group: 2, score: b.Score - 4}) // after forms and lists of the same size
+	}
+
+	limit := cfg.MaxTools
+	if cfg.ContentTool {
+		limit--
+	}
+	ranked := append([]candidate(nil), cands...)
+	sort.SliceStable(ranked, func(i, j int) bool {
+		if ranked[i].group != ranked[j].group {
+			return ranked[i].group < ranked[j].group
+		}
+		if ranked[i].group == 2 && ranked[i].score != ranked[j].score {
+			return ranked[i].score > ranked[j].score
+		}
+		return ranked[i].order < ranked[j].order
+	})
+	keep := map[int]bool{}
+	for i := 0; i < len(ranked) && i < limit; i++ {
+		keep[ranked[i].order] = true
+	}
+	tools := []Tool{}
+	refs := map[string]*toolRef{}
+	for _, c := range cands { // page order
+		if keep[c.order] {
+			tools = append(tools, c.tool)
+			refs[c.tool.Name] = c.ref
+		}
+	}
+	if cfg.ContentTool {
+		t, r := contentTool(contentLimit(cfg))
+		tools = append(tools, t)
+		refs[t.Name] = r
+	}
+	return tools, refs
+}
+
+func marshalSchema(s *Schema) json.RawMessage {
+	b, _ := s.MarshalJSON()
+	return b
+}
+
+// pageSays appends page text to a description the engine writes, quoted
+// and marked as the page's.
+func pageSays(own, page string, max int) string {
+	q := quotePage(page, max)
+	if q == "" {
+		return own
+	}
+	if own == "" {
+		return "Page text: " + q
+	}
+	return own + " Page text: " + q
+}
+
+func joinUnique(sep string, parts ...string) string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range parts {
+		k := snake(p, 0, 1000)
+		if p == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return strings.Join(out, sep)
+}
+
+// harmless are labels of actions that change nothing a person would mind
+// (searching, showing, signing in), so they are not destructive.
+var harmless = regexp.MustCompile(`^(search|find|filter|sort|show|view|preview|open|expand|collapse|load_more|more|next|previous|prev|refresh|sign_in|log_in|login|signin|look_up|lookup|check|compare|browse|read|see)(_|$)`)
+
+func formTool(f rawForm, gen int) (Tool, *toolRef) {
+	s := &Schema{Type: "object", Closed: true}
+	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true}
+	props := newNamer(64)
+	for i, fd := range f.Fields {
+		ps, ok := fieldSchema(fd)
+		if !ok {
+			continue
+		}
+		var name string
+		if f.Declared {
+			// The page's parameter name, exactly, when clients accept it
+			// as a property name; else its snake_case form.
+			name = firstNonEmpty(fd.PName, fd.Name)
+			if !validPropertyName.MatchString(name) {
+				name = snake(name, 6, 64)
+			}
+			if name == "" {
+				name = propertyName(fd)
+			}
+		} else {
+			name = propertyName(fd)
+		}
+		name = props.unique(name)
+		s.Properties = append(s.Properties, Property{Name: name, Schema: ps})
+		ref.fields[name] = i
+		empty := fd.Empty
+		switch fd.Type {
+		case "checkbox":
+			empty = !fd.Checked
+		case "radio", "select", "select-multiple", "checkbox-group":
+			empty = fd.Value == ""
+		}
+		if fd.Required && (f.Declared || empty) {
+			s.Required = append(s.Required, name)
+		}
+	}
+
+	t := Tool{InputSchema: nil, Annotations: Annotations{OpenWorldHint: true}}
+	method := strings.ToLower(f.Method)
+	label := snake(joinUnique(" ", f.Label, f.Submit, f.Heading, f.ToolName), 0, 200)
+	if method != "post" && method != "dialog" || f.Search {
+		t.Annotations.ReadOnlyHint = true
+	} else {
+		t.Annotations.DestructiveHint = !harmless.MatchString(label) && !harmless.MatchString(snake(f.Submit, 0, 200))
+	}
+	if f.Declared {
+		ref.origin = OriginWebMCP
+		ref.submit = f.AutoSubmit
+		own := "Declared by the page (WebMCP)."
+		if !f.AutoSubmit {
+			own = "Declared by the page (WebMCP); fills the form in, and a person submits it."
+		}
+		t.Description = pageSays(own, f.ToolDescription, descMax)
+		t.Origin = OriginWebMCP
+	} else {
+		own := "Fills in and submits this form of the page."
+		if t.Annotations.ReadOnlyHint {
+			own = "Fills in and submits this form of the page (it only navigates, e.g. to results)."
+		}
+		t.Description = pageSays(own, joinUnique(" · ", f.Label, firstNonEmpty(f.Legend, f.Inner, f.Heading), f.Submit), descMax)
+		t.Origin = OriginForm
+	}
+	t.InputSchema = marshalSchema(s)
+	return t, ref
+}
+
+// fieldSchema maps a form field to a property schema: its input type to a
+// JSON Schema type and format, its constraints carried over.
+func fieldSchema(fd rawField) (*Schema, bool) {
+	s := &Schema{Type: "string"}
+	var own []string
+	switch fd.Type {
+	case "checkbox":
+		s.Type = "boolean"
+		if fd.Required {
+			own = append(own, "Must be true to submit.")
+		}
+	case "radio", "select":
+		if fd.OptionCount == 0 {
+			return nil, false
+		}
+		s.Enum, own = enumOf(fd, own)
+		if fd.Value != "" && contains(s.Enum, fd.Value) {
+			s.Default = fd.Value
+		}
+	case "select-multiple", "checkbox-group":
+		if fd.OptionCount == 0 {
+			return nil, false
+		}
+		item := &Schema{Type: "string"}
+		item.Enum, own = enumOf(fd, own)
+		s.Type, s.Items = "array", item
+		if fd.Required {
+			one := 1
+			s.MinItems = &one
+		}
+	case "number", "range":
+		s.Type = "integer"
+		if fd.Step == "any" || (fd.Step != "" && !isWhole(fd.Step)) || (fd.Min != "" && !isWhole(fd.Min)) {
+			s.Type = "number"
+		}
+		s.Minimum, s.Maximum = parseNum(fd.Min), parseNum(fd.Max)
+		if v := parseNum(fd.Value); v != nil {
+			s.Default = *v
+		}
+	case "date":
+		s.Format = "date"
+		s.minDate, s.maxDate = dateOnly(fd.Min), dateOnly(fd.Max)
+		if s.minDate != "" {
+			own = append(own, "Earliest "+s.minDate+".")
+		}
+		if s.maxDate != "" {
+			own = append(own, "Latest "+s.maxDate+".")
+		}
+		if d := dateOnly(fd.Value); d != "" {
+			s.Default = d
+		}
+	case "datetime-local":
+		s.Pattern = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$`
+		own = append(own, "Local date and time, YYYY-MM-DDThh:mm.")
+	case "time":
+		s.Pattern = `^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$`
+		own = append(own, "Time, hh:mm.")
+	case "month":
+		s.Pattern = `^\d{4}-\d{2}$`
+	case "week":
+		s.Pattern = `^\d{4}-W\d{2}$`
+	case "color":
+		s.Pattern = `^#[0-9a-fA-F]{6}$`
+	case "email":
+		s.Format = "email"
+	case "url":
+		s.Format = "uri"
+	case "password":
+		s.WriteOnly = true
+		own = append(own, "Write-only: never shown back.")
+	}
+	if s.Type == "string" && s.Pattern == "" && fd.Pattern != "" && len(fd.Pattern) <= 200 {
+		s.Pattern = "^(?:" + fd.Pattern + ")$"
+	}
+	if s.Type == "string" && s.Enum == nil {
+		s.MinLength, s.MaxLength = fd.MinLength, fd.MaxLength
+		if s.MinLength != nil && *s.MinLength <= 0 {
+			s.MinLength = nil
+		}
+		if s.MaxLength != nil && *s.MaxLength > 1<<20 {
+			s.MaxLength = nil
+		}
+	}
+	var page string
+	if fd.PDesc != "" || fd.PTitle != "" { // WebMCP's own words for the parameter
+		page = joinUnique(": ", fd.PTitle, fd.PDesc)
+	} else {
+		name := propertyName(fd)
+		var parts []string
+		for _, p := range []string{fd.Label, fd.Aria, fd.ADesc, fd.Title} {
+			if p != "" && snake(p, 0, 200) != name {
+				parts = append(parts, p)
+			}
+		}
+		if fd.Placeholder != "" && snake(fd.Placeholder, 0, 200) != name && fd.Type != "password" {
+			parts = append(parts, "e.g. "+fd.Placeholder)
+		}
+		page = joinUnique(" — ", parts...)
+	}
+	s.Description = pageSays(strings.Join(own, " "), page, propMax)
+	return s, true
+}
+
+// enumOf lists a choice field's values; when their labels say more than
+// the values, the description maps them. Too many options make a plain
+// string that the page checks.
+func enumOf(fd rawField, own []string) ([]string, []string) {
+	if fd.OptionCount > optionMax || fd.OptionCount > len(fd.Options) {
+		return nil, append(own, fmt.Sprintf("One of the page's %d options.", fd.OptionCount))
+	}
+	vals := make([]string, 0, len(fd.Options))
+	var labels []string
+	for _, o := range fd.Options {
+		if contains(vals, o.V) {
+			continue
+		}
+		vals = append(vals, o.V)
+		if o.L != "" && !strings.EqualFold(strings.TrimSpace(o.L), strings.TrimSpace(o.V)) {
+			labels = append(labels, o.V+" = "+o.L)
+		}
+	}
+	if len(labels) > 0 {
+		own = append(own, "Options: "+quotePage(strings.Join(labels, "; "), 240)+".")
+	}
+	return vals, own
+}
+
+func isWhole(s string) bool {
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && f == math.Trunc(f)
+}
+
+func parseNum(s string) *float64 {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil
+	}
+	return &f
+}
+
+// validPropertyName is what clients accept as a property name (some reject
+// spaces and punctuation).
+var validPropertyName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+
+func dateOnly(s string) string {
+	if dateRE.MatchString(s) {
+		return s
+	}
+	return ""
+}
+
+func listTool(l rawList, gen int) (Tool, *toolRef) {
+	zero, last := 0.0, float64(l.Count-1)
+	idx := &Schema{Type: "integer", Description: "Position in the list, from 0 at the top.", Minimum: &zero, Maximum: &last}
+	s := &Schema{Type: "object", Properties: []Property{{Name: "index", Schema: idx}}, Required: []string{"index"}, Closed: true}
+	own := fmt.Sprintf("Opens one of the %d items of a list on the page (clicks its link or button).", l.Count)
+	t := Tool{
+		Description: pageSays(own, joinUnique(" · ", firstNonEmpty(l.Label, l.Heading), l.Action), descMax),
+		InputSchema: marshalSchema(s),
+		Annotations: Annotations{ReadOnlyHint: true, OpenWorldHint: true},
+		Origin:      OriginList,
+	}
+	return t, &toolRef{origin: OriginList, gen: gen, id: l.ID, schema: s}
+}
+
+func buttonTool(b rawButton, gen int) (Tool, *toolRef) {
+	s := &Schema{Type: "object", Closed: true}
+	t := Tool{
+		Description: pageSays("Clicks a button on the page.", b.Label, descMax),
+		InputSchema: marshalSchema(s),
+		Annotations: Annotations{DestructiveHint: !harmless.MatchString(snake(b.Label, 0, 200)), OpenWorldHint: true},
+		Origin:      OriginButton,
+	}
+	return t, &toolRef{origin: OriginButton, gen: gen, id: b.ID, schema: s}
+}
+
+func imperativeTool(it rawImperative) (Tool, *toolRef) {
+	schema, m := portable(it.InputSchema)
+	t := Tool{
+		Description: pageSays("Registered by the page (WebMCP).", it.Description, descMax),
+		InputSchema: schema,
+		Annotations: Annotations{DestructiveHint: true, OpenWorldHint: true},
+		Origin:      OriginImperative,
+	}
+	var a struct {
+		ReadOnly    *bool `json:"readOnlyHint"`
+		Destructive *bool `json:"destructiveHint"`
+	}
+	if json.Unmarshal(it.Annotations, &a) == nil {
+		if a.ReadOnly != nil && *a.ReadOnly {
+			t.Annotations.ReadOnlyHint, t.Annotations.DestructiveHint = true, false
+		} else if a.Destructive != nil {
+			t.Annotations.DestructiveHint = *a.Destructive
+		}
+	}
+	return t, &toolRef{origin: OriginImperative, foreign: m, pageKey: it.Name, submit: true}
+}
+
+// contentLimit bounds get_page_content's text: a page's worth, four times
+// what a call's answer shows.
+func contentLimit(cfg Config) int { return 4 * cfg.TextLimit }
+
+func contentTool(limit int) (Tool, *toolRef) {
+	s := &Schema{Type: "object", Closed: true}
+	return Tool{
+		Name:        ContentToolName,
+		Description: fmt.Sprintf("Returns the text of the page's main content (at most %d characters), with its URL and title.", limit),
+		InputSchema: marshalSchema(s),
+		Annotations: Annotations{ReadOnlyHint: true, OpenWorldHint: true},
+		Origin:      OriginContent,
+	}, &toolRef{origin: OriginContent, name: ContentToolName, schema: s}
+}
+
+// signature is a tool list in a form that compares equal exactly when the
+// set of tools (names, descriptions, schemas, annotations) is the same,
+// whatever its order.
+func signature(tools []Tool) string {
+	sorted := append([]Tool(nil), tools...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	b, _ := json.Marshal(sorted)
+	return string(b)
+}
+
+func toolNames(tools []Tool) []string {
+	out := make([]string, len(tools))
+	for i, t := range tools {
+		out[i] = t.Name
+	}
+	return out
+}

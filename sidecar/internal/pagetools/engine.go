@@ -1,0 +1,731 @@
+package pagetools
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Session is a CDP session attached to one page target (flattened), owned
+// by the caller. The engine sends its commands through it; the owner feeds
+// the session's events to Engine.HandleEvent.
+type Session interface {
+	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Config tunes an engine. Every zero value means the default given.
+type Config struct {
+	// MaxTools caps a page's tools, the most prominent kept (default 16).
+	MaxTools int
+	// MaxButtons: standalone buttons become tools only when the page has
+	// at most this many (default 6).
+	MaxButtons int
+	// MaxLists caps the lists that become open_<item> tools (default 3).
+	MaxLists int
+	// Debounce is how long the page must be free of DOM changes before it
+	// is looked at again (default 100 ms), and MaxDebounce how long a page
+	// that never stops changing waits at most (default 500 ms).
+	Debounce, MaxDebounce time.Duration
+	// After a call, a page that does not navigate has settled once it has
+	// been free of DOM changes for SettleQuiet (default 250 ms); one that
+	// shows no change at all within SettleFirst (default 1 s) has done
+	// nothing visible; SettleMax bounds the wait (default 5 s).
+	SettleQuiet, SettleFirst, SettleMax time.Duration
+	// NavTimeout bounds the wait for a navigation to bring a new page and
+	// its tools (default 15 s).
+	NavTimeout time.Duration
+	// TextLimit bounds the page text in a result, in characters
+	// (default 1500).
+	TextLimit int
+	// ContentTool adds get_page_content, which returns the page's text:
+	// for surfaces with no other way to read the page (the seed's
+	// progressive surface).
+	ContentTool bool
+	// Logger receives debug lines (tool names, never argument values);
+	// nil is slog.Default().
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	defInt := func(i *int, v int) {
+		if *i <= 0 {
+			*i = v
+		}
+	}
+	defInt(&c.MaxTools, 16)
+	defInt(&c.MaxButtons, 6)
+	defInt(&c.MaxLists, 3)
+	defInt(&c.TextLimit, 1500)
+	def(&c.Debounce, 100*time.Millisecond)
+	def(&c.MaxDebounce, 500*time.Millisecond)
+	def(&c.SettleQuiet, 250*time.Millisecond)
+	def(&c.SettleFirst, time.Second)
+	def(&c.SettleMax, 5*time.Second)
+	def(&c.NavTimeout, 15*time.Second)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+//go:embed script.js
+var scriptSource string
+
+// scriptKey is the global under which the script keeps its functions in
+// the isolated world (which only this engine's CDP session can reach).
+const scriptKey = "__browserCoordinatorPageTools"
+
+// Engine finds and calls the tools of one tab. It follows the tab's
+// navigations and DOM changes through the events its owner feeds it, and
+// signals on Changed when the set of tools really changed.
+type Engine struct {
+	sess    Session
+	cfg     Config
+	log     *slog.Logger
+	world   string // the isolated world's name, unique to this engine
+	binding string // the binding only that world has
+	source  string // the script with its configuration
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // goroutines the engine started
+	callMu sync.Mutex     // one call at a time
+	change chan struct{}  // capacity 1: a pending "tools changed"
+
+	mu        sync.Mutex
+	wake      chan struct{}    // closed and replaced at every state change
+	mainFrame string           // the target's root frame
+	iframe    bool             // the target is an out-of-process iframe
+	contexts  map[int64]string // this engine's world: execution context → frame
+	url       string           // the main frame's URL, from navigation events
+	doc       *document        // the page as last discovered
+	gone      map[string]goneTool
+	published []Tool
+	pubSig    string
+	scriptID  string
+	starts    int  // main-frame navigations requested or started
+	commits   int  // main-frame documents committed
+	stops     int  // main-frame loads stopped
+	pending   bool // a navigation started and has neither committed nor stopped
+	popups    int  // navigations this page sent to a new tab or window
+	popupURL  string
+	ensuring  bool
+	started   bool
+	closed    bool
+}
+
+// goneTool is a tool the page had and no longer has.
+type goneTool struct {
+	url       string // the page it belonged to
+	navigated bool   // gone with a navigation (else the page changed)
+}
+
+// document is one discovered document of the main frame.
+type document struct {
+	ctxID  int64
+	commit int // e.commits when this document was first discovered
+	gen    int
+	url    string
+	title  string
+	tools  []Tool
+	refs   map[string]*toolRef
+	status string // imperative API: "absent", "ok" or an error
+}
+
+// New makes an engine for the page behind sess. Feed it the session's
+// events with HandleEvent from now on, then call Start.
+func New(sess Session, cfg Config) *Engine {
+	cfg = cfg.withDefaults()
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	id := hex.EncodeToString(r[:])
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &Engine{
+		sess:     sess,
+		cfg:      cfg,
+		log:      cfg.Logger,
+		world:    "browser-coordinator-pagetools-" + id,
+		binding:  "__bcPageToolsReport_" + id,
+		ctx:      ctx,
+		cancel:   cancel,
+		change:   make(chan struct{}, 1),
+		wake:     make(chan struct{}),
+		contexts: map[int64]string{},
+		gone:     map[string]goneTool{},
+	}
+	conf, _ := json.Marshal(map[string]any{
+		"key": scriptKey, "binding": e.binding,
+		"debounceMs": cfg.Debounce.Milliseconds(), "maxDebounceMs": cfg.MaxDebounce.Milliseconds(),
+		"maxForms": 64, "maxFields": 60, "maxOptions": optionMax + 1, "maxLists": cfg.MaxLists,
+		"maxButtons": cfg.MaxButtons, "maxImperative": 32, "minItems": 3,
+		"textMax": 300, "valueMax": 200, "descMax": 1000, "schemaMax": 16384, "outputMax": 8 * cfg.TextLimit,
+	})
+	e.source = "(" + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(scriptSource), ";")) + ")(" + string(conf) + ");"
+	return e
+}
+
+// Start sets the page up (the Page and Runtime domains, the isolated world
+// with its script for this and every later document, the binding it
+// reports through) and discovers the page's tools once.
+func (e *Engine) Start(ctx context.Context) error {
+	if _, err := e.sess.Call(ctx, "Page.enable", nil); err != nil {
+		return fmt.Errorf("page tools: enable the Page domain: %w", err)
+	}
+	res, err := e.sess.Call(ctx, "Page.getFrameTree", nil)
+	if err != nil {
+		return fmt.Errorf("page tools: read the frame tree: %w", err)
+	}
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				URL      string `json:"url"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := json.Unmarshal(res, &tree); err != nil || tree.FrameTree.Frame.ID == "" {
+		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page or an iframe")
+	}
+	e.mu.Lock()
+	e.mainFrame, e.url = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL
+	e.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
+	e.mu.Unlock()
+
+	if _, err := e.sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": e.binding, "executionContextName": e.world}); err != nil {
+		return fmt.Errorf("page tools: add the report binding: %w", err)
+	}
+	e.mu.Lock()
+	e.started = true // from here on Close has something to undo
+	e.mu.Unlock()
+	res, err = e.sess.Call(ctx, "Page.addScriptToEvaluateOnNewDocument", map[string]any{"source": e.source, "worldName": e.world})
+	if err != nil {
+		return fmt.Errorf("page tools: install the discovery script: %w", err)
+	}
+	var added struct {
+		Identifier string `json:"identifier"`
+	}
+	_ = json.Unmarshal(res, &added)
+	e.mu.Lock()
+	e.scriptID = added.Identifier
+	e.mu.Unlock()
+	if _, err := e.sess.Call(ctx, "Runtime.enable", nil); err != nil {
+		return fmt.Errorf("page tools: enable the Runtime domain: %w", err)
+	}
+	return e.install(ctx)
+}
+
+// install puts the script into the document there now (new documents get
+// it from Page.addScriptToEvaluateOnNewDocument) and discovers its tools.
+func (e *Engine) install(ctx context.Context) error {
+	e.mu.Lock()
+	frame, commits := e.mainFrame, e.commits
+	e.mu.Unlock()
+	res, err := e.sess.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
+	if err != nil {
+		return fmt.Errorf("page tools: create the isolated world: %w", err)
+	}
+	var world struct {
+		ExecutionContextID int64 `json:"executionContextId"`
+	}
+	if err := json.Unmarshal(res, &world); err != nil || world.ExecutionContextID == 0 {
+		return fmt.Errorf("page tools: Page.createIsolatedWorld gave no execution context")
+	}
+	e.mu.Lock()
+	if e.commits == commits { // else the world is already gone with its document
+		e.contexts[world.ExecutionContextID] = frame
+	}
+	e.mu.Unlock()
+	res, err = e.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
+	if err != nil {
+		return fmt.Errorf("page tools: run the discovery script: %w", err)
+	}
+	if msg := exception(res); msg != "" {
+		return fmt.Errorf("page tools: the discovery script failed: %s", msg)
+	}
+	_, err = e.discoverIn(ctx, world.ExecutionContextID)
+	return err
+}
+
+// Close stops the engine: it removes the script and binding from the page
+// (best effort, within ctx) and waits for the engine's goroutines. The
+// session stays open; it is the owner's.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	scriptID, started := e.scriptID, e.started
+	ctxID := int64(0)
+	if e.doc != nil {
+		ctxID = e.doc.ctxID
+	}
+	e.broadcastLocked()
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+	if !started {
+		return nil
+	}
+	var errs []error
+	if scriptID != "" {
+		if _, err := e.sess.Call(ctx, "Page.removeScriptToEvaluateOnNewDocument", map[string]any{"identifier": scriptID}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if ctxID != 0 {
+		_, _ = e.callIn(ctx, ctxID, "stop")
+	}
+	if _, err := e.sess.Call(ctx, "Runtime.removeBinding", map[string]any{"name": e.binding}); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Changed receives a value when the page's set of tools changed (names,
+// schemas, descriptions or annotations); several changes before the owner
+// reads it make one. Read Tools then.
+func (e *Engine) Changed() <-chan struct{} { return e.change }
+
+// Tools are the page's tools as last discovered.
+func (e *Engine) Tools() []Tool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Tool(nil), e.published...)
+}
+
+// Page is the URL and title of the page the tools belong to.
+func (e *Engine) Page() (url, title string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.doc != nil {
+		return e.doc.url, e.doc.title
+	}
+	return e.url, ""
+}
+
+// ImperativeStatus says whether the browser exposes WebMCP's imperative
+// API to the page ("absent" where it does not, "ok", or the error listing
+// its tools gave).
+func (e *Engine) ImperativeStatus() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.doc == nil {
+		return ""
+	}
+	return e.doc.status
+}
+
+// Discover looks at the page now (rather than after the debounce) and
+// answers its tools, signalling Changed as usual if they changed.
+func (e *Engine) Discover(ctx context.Context) ([]Tool, error) {
+	if err := e.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	ctxID := e.doc.ctxID
+	e.mu.Unlock()
+	if ctxID == 0 {
+		if err := e.install(ctx); err != nil {
+			return nil, err
+		}
+		return e.Tools(), nil
+	}
+	return e.discoverIn(ctx, ctxID)
+}
+
+func (e *Engine) discoverIn(ctx context.Context, ctxID int64) ([]Tool, error) {
+	raw, err := e.callIn(ctx, ctxID, "discover")
+	if err != nil {
+		return nil, fmt.Errorf("page tools: discover: %w", err)
+	}
+	var text string
+	var p rawPage
+	if err := json.Unmarshal(raw, &text); err != nil {
+		return nil, fmt.Errorf("page tools: discover: unreadable answer: %w", err)
+	}
+	if err := json.Unmarshal([]byte(text), &p); err != nil {
+		return nil, fmt.Errorf("page tools: discover: unreadable answer: %w", err)
+	}
+	e.apply(ctxID, p)
+	return e.Tools(), nil
+}
+
+// callIn calls one of the script's functions in the isolated world, with
+// arguments passed as values (never spliced into source), and answers its
+// result by value.
+func (e *Engine) callIn(ctx context.Context, ctxID int64, fn string, args ...any) (json.RawMessage, error) {
+	argv := make([]map[string]any, len(args))
+	for i, a := range args {
+		argv[i] = map[string]any{"value": a}
+	}
+	res, err := e.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+		"functionDeclaration": "function(...a) { return globalThis." + scriptKey + "." + fn + "(...a); }",
+		"executionContextId":  ctxID,
+		"arguments":           argv,
+		"returnByValue":       true,
+		"awaitPromise":        true,
+		// As a person's click: what the page allows only on a user's
+		// gesture (opening a tab, say) works for a call too.
+		"userGesture": fn == "call",
+	})
+	if err != nil {
+		return nil, err
+	}
+	if msg := exception(res); msg != "" {
+		return nil, fmt.Errorf("in the page's isolated world: %s", msg)
+	}
+	var out struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(res, &out); err != nil {
+		return nil, err
+	}
+	return out.Result.Value, nil
+}
+
+func exception(res json.RawMessage) string {
+	var r struct {
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception *struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if json.Unmarshal(res, &r) != nil || r.ExceptionDetails == nil {
+		return ""
+	}
+	if r.ExceptionDetails.Exception != nil && r.ExceptionDetails.Exception.Description != "" {
+		return cleanText(r.ExceptionDetails.Exception.Description, 300)
+	}
+	return cleanText(r.ExceptionDetails.Text, 300)
+}
+
+// HandleEvent takes one event of the session (the owner calls it for every
+// event, on its reading goroutine: it does not block).
+func (e *Engine) HandleEvent(method string, params json.RawMessage) {
+	switch method {
+	case "Runtime.executionContextCreated":
+		var p struct {
+			Context struct {
+				ID      int64  `json:"id"`
+				Name    string `json:"name"`
+				AuxData struct {
+					FrameID string `json:"frameId"`
+				} `json:"auxData"`
+			} `json:"context"`
+		}
+		if json.Unmarshal(params, &p) == nil && p.Context.Name == e.world {
+			e.mu.Lock()
+			e.contexts[p.Context.ID] = p.Context.AuxData.FrameID
+			e.broadcastLocked()
+			e.mu.Unlock()
+		}
+	case "Runtime.executionContextDestroyed":
+		var p struct {
+			ID int64 `json:"executionContextId"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			e.mu.Lock()
+			delete(e.contexts, p.ID)
+			e.broadcastLocked()
+			e.mu.Unlock()
+		}
+	case "Runtime.executionContextsCleared":
+		e.mu.Lock()
+		clear(e.contexts)
+		e.broadcastLocked()
+		e.mu.Unlock()
+	case "Runtime.bindingCalled":
+		var p struct {
+			Name    string `json:"name"`
+			Payload string `json:"payload"`
+			CtxID   int64  `json:"executionContextId"`
+		}
+		if json.Unmarshal(params, &p) != nil || p.Name != e.binding {
+			return
+		}
+		var msg struct {
+			Type    string  `json:"type"`
+			Page    rawPage `json:"page"`
+			Message string  `json:"message"`
+		}
+		if err := json.Unmarshal([]byte(p.Payload), &msg); err != nil {
+			return
+		}
+		switch msg.Type {
+		case "tools":
+			e.apply(p.CtxID, msg.Page)
+		case "error":
+			e.log.Debug("page tools: discovery failed in the page", "error", msg.Message)
+		}
+	case "Page.frameNavigated":
+		var p struct {
+			Frame struct {
+				ID       string `json:"id"`
+				ParentID string `json:"parentId"`
+				URL      string `json:"url"`
+			} `json:"frame"`
+		}
+		if json.Unmarshal(params, &p) != nil || p.Frame.ID == "" {
+			return
+		}
+		e.mu.Lock()
+		// The target's root frame: a page's top frame (no parent), or an
+		// iframe target's own frame (whose parent is in another process).
+		root := p.Frame.ID == e.mainFrame || p.Frame.ParentID == "" && !e.iframe
+		e.mu.Unlock()
+		if !root {
+			return
+		}
+		e.mu.Lock()
+		e.mainFrame, e.url = p.Frame.ID, p.Frame.URL
+		e.commits++
+		e.pending = false
+		if e.doc != nil {
+			if _, alive := e.contexts[e.doc.ctxID]; alive {
+				// A new document's old contexts are gone before it commits;
+				// one still alive is this document's: a page restored from
+				// the back/forward cache, whose contexts (and script's
+				// report) come back before the commit.
+				e.doc.commit = e.commits
+			}
+		}
+		e.broadcastLocked()
+		e.mu.Unlock()
+	case "Page.navigatedWithinDocument":
+		var p struct {
+			FrameID string `json:"frameId"`
+			URL     string `json:"url"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			e.mu.Lock()
+			if p.FrameID == e.mainFrame {
+				e.url = p.URL
+				if e.doc != nil {
+					e.doc.url = p.URL
+				}
+				e.broadcastLocked()
+			}
+			e.mu.Unlock()
+		}
+	case "Page.frameRequestedNavigation", "Page.frameStartedLoading", "Page.frameStartedNavigating":
+		var p struct {
+			FrameID        string `json:"frameId"`
+			NavigationType string `json:"navigationType"`
+			Disposition    string `json:"disposition"`
+			URL            string `json:"url"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		if p.NavigationType == "sameDocument" || p.NavigationType == "historySameDocument" {
+			return
+		}
+		e.mu.Lock()
+		if p.FrameID == e.mainFrame && (p.Disposition == "newTab" || p.Disposition == "newWindow") {
+			// A link or form with a target: another tab loads it, not this one.
+			e.popups++
+			e.popupURL = p.URL
+			e.broadcastLocked()
+		} else if p.FrameID == e.mainFrame && p.Disposition != "download" {
+			e.starts++
+			e.pending = true
+			e.broadcastLocked()
+		}
+		e.mu.Unlock()
+	case "Page.windowOpen":
+		var p struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			e.mu.Lock()
+			e.popups++
+			e.popupURL = p.URL
+			e.broadcastLocked()
+			e.mu.Unlock()
+		}
+	case "Page.frameStoppedLoading":
+		var p struct {
+			FrameID string `json:"frameId"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+		e.mu.Lock()
+		if p.FrameID == e.mainFrame {
+			e.stops++
+			e.pending = false
+			e.broadcastLocked()
+			if e.started && !e.freshLocked() && !e.ensuring && !e.closed {
+				// The new document has not reported: it may be one the
+				// script did not reach (restored from the back/forward
+				// cache). Put it there.
+				e.ensuring = true
+				e.wg.Add(1)
+				go e.ensure()
+			}
+		}
+		e.mu.Unlock()
+	}
+}
+
+func (e *Engine) ensure() {
+	defer e.wg.Done()
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	err := e.install(ctx)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ensuring = false
+	if err != nil && !e.closed && !e.freshLocked() {
+		// A page the script cannot reach: it has no tools (rather than
+		// keeping the last page's).
+		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.url), "error", err)
+		e.doc = &document{commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
+		if sig := signature(nil); sig != e.pubSig {
+			e.published, e.pubSig = []Tool{}, sig
+			e.signalLocked()
+		}
+	}
+	e.broadcastLocked()
+}
+
+// apply takes a page description from the script in context ctxID: it
+// becomes the current document (a new one after a navigation), and its
+// tools are published, signalling Changed, if they differ.
+func (e *Engine) apply(ctxID int64, p rawPage) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return
+	}
+	frame, ok := e.contexts[ctxID]
+	if !ok || frame != e.mainFrame {
+		return // a frame's, or a document already gone
+	}
+	newDoc := e.doc == nil || e.doc.commit != e.commits || e.doc.ctxID != ctxID
+	if !newDoc && e.doc.ctxID == ctxID && p.Gen < e.doc.gen {
+		return // older than what we have
+	}
+	tools, refs := build(p, e.cfg)
+	d := &document{ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
+	// Names the page no longer has are remembered, so calling one says
+	// why it is gone rather than that it never existed.
+	if e.doc != nil {
+		for name := range e.doc.refs {
+			if refs[name] == nil && len(e.gone) < 256 {
+				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc}
+			}
+		}
+	}
+	for name := range refs {
+		delete(e.gone, name)
+	}
+	e.doc = d
+	if sig := signature(tools); sig != e.pubSig {
+		e.published, e.pubSig = tools, sig
+		e.log.Debug("page tools changed", "url", logURL(d.url), "tools", len(tools))
+		e.signalLocked()
+	}
+	e.broadcastLocked()
+}
+
+// signalLocked tells the owner the tools changed (one pending signal).
+func (e *Engine) signalLocked() {
+	select {
+	case e.change <- struct{}{}:
+	default:
+	}
+}
+
+// logURL is a URL for the log: without its query and fragment, where a
+// form may have put what was typed into it (a password in a GET form).
+func logURL(u string) string {
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		return u[:i] + "?…"
+	}
+	return u
+}
+
+func (e *Engine) broadcastLocked() {
+	close(e.wake)
+	e.wake = make(chan struct{})
+}
+
+// freshLocked: the current document has been discovered since the last
+// commit and its world is alive (or it is one the script cannot reach).
+func (e *Engine) freshLocked() bool {
+	if e.doc == nil || e.doc.commit != e.commits {
+		return false
+	}
+	_, alive := e.contexts[e.doc.ctxID]
+	return alive || e.doc.ctxID == 0
+}
+
+// waitFor waits until cond (called with e.mu held) holds, for at most
+// timeout; it answers whether cond held.
+func (e *Engine) waitFor(ctx context.Context, timeout time.Duration, cond func() bool) (bool, error) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return false, ErrClosed
+		}
+		ok := cond()
+		wake := e.wake
+		e.mu.Unlock()
+		if ok {
+			return true, nil
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// waitReady waits until the tab's current document has been discovered
+// and no navigation is under way.
+func (e *Engine) waitReady(ctx context.Context) error {
+	e.mu.Lock()
+	started := e.started
+	e.mu.Unlock()
+	if !started {
+		return &Error{Kind: ErrNotReady, Msg: "page tools: the engine has not been started (call Start)"}
+	}
+	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() })
+	if err != nil {
+		return err
+	}
+	if !ok {
+		e.mu.Lock()
+		url := e.url
+		e.mu.Unlock()
+		return &Error{Kind: ErrNotReady, Msg: fmt.Sprintf("the tab is still loading %s after %s; call again once it has loaded", url, e.cfg.NavTimeout)}
+	}
+	return nil
+}

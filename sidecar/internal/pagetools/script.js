@@ -1,0 +1,734 @@
+// The page-tools script. It runs in an isolated world of the page's main
+// frame (a JavaScript world of its own that shares only the DOM with the
+// page), installed for every new document by
+// Page.addScriptToEvaluateOnNewDocument {worldName} and evaluated once into
+// the document already there. The page cannot see this world's globals, nor
+// change its built-ins: it has its own prototypes, so a page that redefines
+// document.querySelectorAll, HTMLFormElement.prototype.submit or
+// Array.prototype.map changes only its own world.
+//
+// What does reach every world is DOM named properties ("clobbering"):
+// <input name="submit"> shadows form.submit, <img name="querySelectorAll">
+// shadows document.querySelectorAll, <div id="addEventListener"> shadows
+// window.addEventListener. So forms, the document and the window are only
+// ever used through functions taken from their prototypes, below.
+//
+// The script describes the page (forms and their fields, repeated lists,
+// standalone buttons, WebMCP tools) as plain data; the Go side turns that
+// into tools (names, schemas, annotations). Element references stay here, in
+// registries keyed by a generation number, never in the DOM.
+(function (cfg) {
+  'use strict';
+  // The target's root frame only: the top of a page, or an out-of-process
+  // iframe target's own frame (whose parent is another site, so it has no
+  // frameElement). A same-site frame inside it has one and is skipped; the
+  // Go side keeps only the root frame's reports in any case.
+  if (window.frameElement !== null) return;
+  if (Object.prototype.hasOwnProperty.call(globalThis, cfg.key)) return;
+
+  const desc = (p, k) => Object.getOwnPropertyDescriptor(p, k);
+  const getter = (p, k) => { const g = desc(p, k).get; return (o) => g.call(o); };
+  const method = (p, k) => { const f = p[k]; return (o, ...a) => f.apply(o, a); };
+
+  const D = Document.prototype, El = Element.prototype, Nd = Node.prototype, H = HTMLElement.prototype;
+  const F = HTMLFormElement.prototype;
+  const docQSA = method(D, 'querySelectorAll');
+  const getById = method(D, 'getElementById');
+  const docBody = getter(D, 'body');
+  const docElement = getter(D, 'documentElement');
+  const docTitle = getter(D, 'title');
+  const docURL = getter(D, 'URL');
+  const readyState = getter(D, 'readyState');
+  const qsa = method(El, 'querySelectorAll');
+  const qs = method(El, 'querySelector');
+  const closest = method(El, 'closest');
+  const matches = method(El, 'matches');
+  const getAttr = method(El, 'getAttribute');
+  const hasAttr = method(El, 'hasAttribute');
+  const localName = getter(El, 'localName');
+  const elChildren = getter(El, 'children');
+  const childCount = getter(El, 'childElementCount');
+  const className = getter(El, 'className');
+  const elId = getter(El, 'id');
+  const rectOf = method(El, 'getBoundingClientRect');
+  const checkVisibility = method(El, 'checkVisibility');
+  const textContent = getter(Nd, 'textContent');
+  const isConnected = getter(Nd, 'isConnected');
+  const parentElement = getter(Nd, 'parentElement');
+  const childNodes = getter(Nd, 'childNodes');
+  const nodeType = getter(Nd, 'nodeType');
+  const contains = method(Nd, 'contains');
+  const comparePosition = method(Nd, 'compareDocumentPosition');
+  const innerTextOf = getter(H, 'innerText');
+  const htmlClick = method(H, 'click');
+  // click() is HTMLElement's; an SVG element with role=button gets the
+  // event a click would send.
+  const clickEl = (el) => (el instanceof HTMLElement ? htmlClick(el)
+    : dispatch(el, new MouseEvent('click', { bubbles: true, cancelable: true, composed: true })));
+  const focusEl = method(H, 'focus');
+  const dispatch = method(EventTarget.prototype, 'dispatchEvent');
+  const listen = method(EventTarget.prototype, 'addEventListener');
+  const formElements = getter(F, 'elements');
+  const formMethod = getter(F, 'method');
+  const formNoValidate = getter(F, 'noValidate');
+  const requestSubmit = method(F, 'requestSubmit');
+  const setters = {
+    input: desc(HTMLInputElement.prototype, 'value').set,
+    textarea: desc(HTMLTextAreaElement.prototype, 'value').set,
+    select: desc(HTMLSelectElement.prototype, 'value').set,
+  };
+  const PRECEDING = Node.DOCUMENT_POSITION_PRECEDING, CONTAINS = Node.DOCUMENT_POSITION_CONTAINS;
+  const FOLLOWING = Node.DOCUMENT_POSITION_FOLLOWING;
+
+  // Text from the page is cleaned and bounded here to keep payloads small;
+  // the Go side cleans it again and marks it as the page's.
+  const clean = (s, max) => {
+    s = String(s == null ? '' : s).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim();
+    return s.length > max ? s.slice(0, max) : s;
+  };
+  const attr = (el, name, max = cfg.textMax) => clean(getAttr(el, name), max);
+  const visible = (el) => { try { return checkVisibility(el); } catch { return true; } };
+  const EXCLUDED = 'nav,header,footer,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=tablist],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert]';
+  const HEADINGS = 'h1,h2,h3,h4,h5,h6,[role=heading]';
+  // Elements that hold repeated children without being lists of items.
+  const NOT_LISTS = new Set(['p', 'span', 'a', 'em', 'strong', 'b', 'i', 'u', 'small', 'label', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+    'td', 'th', 'tr', 'thead', 'table', 'button', 'select', 'datalist', 'optgroup', 'svg', 'form', 'fieldset', 'code', 'pre', 'time', 'head', 'script', 'picture', 'video', 'audio']);
+  // (:nth-of-type: at least minItems children of one tag.)
+  const LIST_CANDIDATES = ':not(' + Array.from(NOT_LISTS).join(',') + '):has(> :nth-of-type(' + cfg.minItems + '))';
+  const ACTIONS = 'a[href],button,[role=button],[role=link],input[type=button],input[type=submit]';
+
+  // The text of a node without the form controls inside it (a <label>
+  // wrapping a <select> would otherwise read out every option).
+  function ownText(node, max) {
+    let out = '';
+    const walk = (n) => {
+      if (out.length > max) return;
+      const t = nodeType(n);
+      if (t === 3) { out += textContent(n); return; }
+      if (t !== 1) return;
+      const ln = localName(n);
+      if (ln === 'input' || ln === 'select' || ln === 'textarea' || ln === 'button' || ln === 'script' || ln === 'style' || ln === 'option') return;
+      for (const c of childNodes(n)) walk(c);
+    };
+    walk(node);
+    return clean(out, max);
+  }
+
+  function labelledBy(el) {
+    const ids = getAttr(el, 'aria-labelledby');
+    if (!ids) return '';
+    return clean(ids.split(/\s+/).map((id) => { const l = id && getById(document, id); return l ? ownText(l, cfg.textMax) : ''; }).join(' '), cfg.textMax);
+  }
+
+  function describedBy(el) {
+    const ids = getAttr(el, 'aria-describedby');
+    if (!ids) return '';
+    return clean(ids.split(/\s+/).map((id) => { const l = id && getById(document, id); return l ? textContent(l) : ''; }).join(' '), cfg.textMax);
+  }
+
+  // The labels of each control, found in one pass over the document's
+  // labels (a control's own .labels walks the whole document each time).
+  let labelIndex = null;
+  function labelsOf(el) {
+    if (!labelIndex) return el.labels;
+    return labelIndex.get(el) || [];
+  }
+  function indexLabels() {
+    const m = new Map();
+    for (const l of docQSA(document, 'label')) {
+      const c = l.control;
+      if (!c) continue;
+      let a = m.get(c);
+      if (!a) m.set(c, (a = []));
+      a.push(l);
+    }
+    return m;
+  }
+
+  function fieldLabel(el) {
+    const lb = labelledBy(el);
+    if (lb) return lb;
+    const labels = labelsOf(el);
+    if (labels && labels.length) return clean(Array.from(labels, (l) => ownText(l, cfg.textMax)).join(' '), cfg.textMax);
+    return '';
+  }
+
+  function buttonLabel(el) {
+    return attr(el, 'aria-label') || labelledBy(el) || (localName(el) === 'input' ? clean(el.value || attr(el, 'alt'), cfg.textMax) : clean(textContent(el), cfg.textMax)) || attr(el, 'title');
+  }
+
+  // Prominence, coarse so that small layout changes do not change it:
+  // size (log2 of the visible area), above the fold, inside main content.
+  function prominence(el, vis) {
+    if (!vis) return 0;
+    const r = rectOf(el);
+    const area = Math.max(0, r.width) * Math.max(0, r.height);
+    let s = Math.round(Math.log2(1 + area));
+    if (r.top + window.scrollY < window.innerHeight) s += 4;
+    if (closest(el, 'main,[role=main]')) s += 2;
+    return s;
+  }
+
+  // The heading nearest before el in document order (binary search over all
+  // headings, which are in document order), and the one inside it.
+  function precedingHeading(headings, el) {
+    let lo = 0, hi = headings.length - 1, found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const pos = comparePosition(el, headings[mid]);
+      if ((pos & PRECEDING) && !(pos & CONTAINS)) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found >= 0 ? clean(textContent(headings[found]), cfg.textMax) : '';
+  }
+
+  function options(select) {
+    const out = [];
+    let count = 0;
+    for (const o of select.options) {
+      if (o.disabled || o.value === '') continue;
+      count++;
+      if (out.length < cfg.maxOptions) out.push({ v: clean(o.value, cfg.valueMax), l: clean(o.label || textContent(o), cfg.valueMax) });
+    }
+    return [out, count];
+  }
+
+  const SKIP_TYPES = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'file']);
+  const TEXTUAL = new Set(['text', 'search', 'email', 'url', 'tel', 'password', '']);
+
+  function describeField(el, kind) {
+    const d = {
+      tag: localName(el), type: kind === 'select' ? (el.multiple ? 'select-multiple' : 'select') : (localName(el) === 'textarea' ? 'textarea' : el.type),
+      name: attr(el, 'name'), pname: attr(el, 'toolparamname'), ptitle: attr(el, 'toolparamtitle'), pdesc: attr(el, 'toolparamdescription'),
+      label: fieldLabel(el), aria: attr(el, 'aria-label'), ph: attr(el, 'placeholder'), adesc: attr(el, 'aria-description') || describedBy(el),
+      title: attr(el, 'title'), id: clean(elId(el), cfg.textMax),
+      required: !!el.required,
+    };
+    if (localName(el) === 'input') {
+      for (const a of ['min', 'max', 'step']) { const v = attr(el, a, cfg.valueMax); if (v) d[a] = v; }
+      const p = getAttr(el, 'pattern');
+      if (p != null && p.length <= 500) d.pattern = p;
+    }
+    if (localName(el) === 'input' || localName(el) === 'textarea') {
+      if (el.minLength >= 0) d.minLength = el.minLength;
+      if (el.maxLength >= 0) d.maxLength = el.maxLength;
+    }
+    // Default values (the page's, not what anyone typed since: the schema
+    // must not change as fields are filled in) only where they are
+    // constrained: numbers, dates, choices; never text, never a password.
+    if (!TEXTUAL.has(d.type) && d.type !== 'textarea' && kind === 'input') d.value = clean(el.defaultValue, cfg.valueMax);
+    d.empty = kind === 'input' ? el.defaultValue === '' : false;
+    return d;
+  }
+
+  function describeForm(form, fid, headings) {
+    const declared = hasAttr(form, 'toolname');
+    const vis = visible(form);
+    const els = Array.from(formElements(form));
+    const fields = [], regFields = [];
+    const groups = new Map(); // name → field index, for radios and same-named checkboxes
+    const checkNames = new Map();
+    for (const el of els) {
+      if (localName(el) === 'input' && el.type === 'checkbox' && el.name) checkNames.set(el.name, (checkNames.get(el.name) || 0) + 1);
+    }
+    let submit = null;
+    for (const el of els) {
+      const ln = localName(el);
+      if (ln === 'button' || (ln === 'input' && (el.type === 'submit' || el.type === 'image'))) {
+        if (!submit && el.type === 'submit' || !submit && el.type === 'image') submit = el;
+        continue;
+      }
+      if (ln !== 'input' && ln !== 'select' && ln !== 'textarea') continue;
+      if (ln === 'input' && SKIP_TYPES.has(el.type)) continue;
+      if (el.disabled || el.readOnly) continue;
+      if (!declared && !visible(el) && !(ln === 'input' && (el.type === 'checkbox' || el.type === 'radio') && Array.from(labelsOf(el)).some(visible))) continue;
+      if (fields.length >= cfg.maxFields) break;
+      if (ln === 'input' && (el.type === 'radio' || (el.type === 'checkbox' && el.name && checkNames.get(el.name) > 1))) {
+        const key = el.type + ':' + el.name;
+        let i = groups.get(key);
+        const opt = { v: clean(el.value, cfg.valueMax), l: fieldLabel(el) };
+        if (i === undefined) {
+          const d = describeField(el, 'input');
+          d.type = el.type === 'radio' ? 'radio' : 'checkbox-group';
+          d.label = ''; d.options = []; d.optionCount = 0;
+          // A group's label is its fieldset's legend or its aria-labelledby.
+          const fs = closest(el, 'fieldset');
+          const legend = fs && qs(fs, 'legend');
+          d.label = legend ? ownText(legend, cfg.textMax) : '';
+          const grp = closest(el, '[role=radiogroup],[role=group]');
+          if (grp) d.label = d.label || attr(grp, 'aria-label') || labelledBy(grp);
+          d.value = '';
+          i = fields.length;
+          groups.set(key, i);
+          fields.push(d);
+          regFields.push({ kind: el.type === 'radio' ? 'radio' : 'checks', els: [] });
+        }
+        const d = fields[i];
+        d.optionCount++;
+        if (d.options.length < cfg.maxOptions) d.options.push(opt);
+        if (el.required) d.required = true;
+        if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
+        regFields[i].els.push(el);
+        continue;
+      }
+      if (ln === 'select') {
+        const d = describeField(el, 'select');
+        [d.options, d.optionCount] = options(el);
+        const opts = Array.from(el.options);
+        const def = opts.find((o) => o.defaultSelected) || (el.multiple ? null : opts.find((o) => !o.disabled));
+        d.value = def ? clean(def.value, cfg.valueMax) : '';
+        fields.push(d);
+        regFields.push({ kind: el.multiple ? 'multi' : 'select', el });
+        continue;
+      }
+      const d = describeField(el, 'input');
+      if (ln === 'input' && el.type === 'checkbox') { d.checked = el.defaultChecked; delete d.value; }
+      fields.push(d);
+      regFields.push({ kind: ln === 'input' && el.type === 'checkbox' ? 'check' : 'text', el, setter: ln === 'textarea' ? setters.textarea : setters.input });
+    }
+    const legend = qs(form, 'legend');
+    const inner = qs(form, HEADINGS);
+    const out = {
+      id: fid, declared,
+      label: labelledBy(form) || attr(form, 'aria-label') || attr(form, 'title'),
+      submit: submit ? buttonLabel(submit) : '',
+      legend: legend ? ownText(legend, cfg.textMax) : '',
+      inner: inner ? clean(textContent(inner), cfg.textMax) : '',
+      heading: precedingHeading(headings, form),
+      formName: attr(form, 'name') || clean(elId(form), cfg.textMax),
+      method: formMethod(form), search: !!(closest(form, '[role=search]') || getAttr(form, 'role') === 'search' || fields.some((f) => f.type === 'search')),
+      visible: vis, score: prominence(form, vis), fields,
+    };
+    if (declared) {
+      out.toolName = attr(form, 'toolname', 200);
+      out.toolDescription = attr(form, 'tooldescription', cfg.descMax);
+      out.autoSubmit = hasAttr(form, 'toolautosubmit');
+    }
+    return [out, { form, fields: regFields, submit }];
+  }
+
+  // An item's action: its first link or button that is not part of a form
+  // (a list of forms is no list of items), or the item itself.
+  function itemAction(item) {
+    if (matches(item, ACTIONS)) return item;
+    const a = qs(item, ACTIONS);
+    if (!a || !closest(a, 'form')) return a;
+    for (const b of qsa(item, ACTIONS)) if (!closest(b, 'form')) return b;
+    return null;
+  }
+
+  // A container whose children repeat (same tag and class) and each hold a
+  // link or a button: results, threads, rows.
+  function findLists(body, headings) {
+    const found = [];
+    // The selector engine picks the elements with enough children, much
+    // faster than a walk over every element from this world.
+    for (const c of qsa(body, LIST_CANDIDATES)) {
+      if (NOT_LISTS.has(localName(c))) continue;
+      const kids = elChildren(c);
+      // Cheap first: the children's most common tag, then their classes.
+      const tags = new Map();
+      for (const k of kids) { const t = localName(k); tags.set(t, (tags.get(t) || 0) + 1); }
+      let itemTag = '', tn = 0;
+      for (const [t, m] of tags) if (m > tn) { itemTag = t; tn = m; }
+      // A row of buttons is a toolbar, not a list of items (its buttons
+      // may become tools of their own).
+      if (tn < cfg.minItems || tn < kids.length * 0.6 || itemTag === 'button' || itemTag === 'input') continue;
+      const sigs = new Map();
+      for (const k of kids) { if (localName(k) !== itemTag) continue; const s = itemTag + '.' + className(k); sigs.set(s, (sigs.get(s) || 0) + 1); }
+      let sig = '', n = 0;
+      for (const [s, m] of sigs) if (m > n) { sig = s; n = m; }
+      if (n < cfg.minItems || n < kids.length * 0.6) continue;
+      let withAction = 0, first = null;
+      for (const k of kids) {
+        if (localName(k) + '.' + className(k) !== sig) continue;
+        const a = itemAction(k);
+        if (a) { withAction++; if (!first) first = a; }
+      }
+      if (withAction < n * 0.8) continue;
+      if (closest(c, EXCLUDED) || closest(c, 'form')) continue;
+      const vis = visible(c);
+      if (!vis) continue;
+      found.push({ el: c, sig, count: n, first, score: prominence(c, vis) + Math.min(8, n) });
+    }
+    // The best few, none inside another chosen one.
+    found.sort((a, b) => b.score - a.score);
+    const chosen = [];
+    for (const f of found) {
+      if (chosen.length >= cfg.maxLists) break;
+      if (chosen.some((o) => contains(o.el, f.el) || contains(f.el, o.el))) continue;
+      chosen.push(f);
+    }
+    chosen.sort((a, b) => (comparePosition(a.el, b.el) & FOLLOWING ? -1 : 1));
+    const caption = (c) => { const cap = localName(c) === 'tbody' ? qs(parentElement(c), 'caption') : null; return cap ? clean(textContent(cap), cfg.textMax) : ''; };
+    return chosen.map((f, id) => {
+      const c = f.el;
+      const itemEl = Array.from(elChildren(c)).find((k) => localName(k) + '.' + className(k) === f.sig);
+      return [{
+        id, tag: localName(c), itemTag: localName(itemEl), count: f.count, score: f.score,
+        label: attr(c, 'aria-label') || labelledBy(c) || caption(c),
+        heading: precedingHeading(headings, c),
+        hint: clean(elId(c) + ' ' + className(c), cfg.textMax), itemHint: clean(className(itemEl), cfg.textMax),
+        action: buttonLabel(f.first),
+      }, { el: c, sig: f.sig }];
+    });
+  }
+
+  function findButtons(body, lists) {
+    const out = [], reg = [];
+    const seen = new Set();
+    let total = 0;
+    for (const b of qsa(body, 'button,input[type=button],input[type=submit],[role=button]')) {
+      if ((b.form !== undefined && b.form !== null) || closest(b, 'form')) continue;
+      if (closest(b, EXCLUDED) || lists.some((l) => contains(l.el, b))) continue;
+      if (b.disabled || hasAttr(b, 'disabled') || getAttr(b, 'aria-disabled') === 'true') continue;
+      const label = buttonLabel(b);
+      if (!label || !visible(b)) continue;
+      total++;
+      if (seen.has(label)) continue;
+      seen.add(label);
+      if (out.length < cfg.maxButtons) { out.push({ id: reg.length, label, score: prominence(b, true) }); reg.push({ el: b }); }
+    }
+    return [total <= cfg.maxButtons ? out : [], total <= cfg.maxButtons ? reg : [], total];
+  }
+
+  async function imperativeTools() {
+    const mct = navigator.modelContextTesting;
+    if (!mct || typeof mct.listTools !== 'function') return [null, 'absent'];
+    try {
+      const list = await mct.listTools();
+      const out = [];
+      for (const t of list || []) {
+        if (out.length >= cfg.maxImperative) break;
+        let schema = t.inputSchema;
+        if (typeof schema !== 'string') schema = JSON.stringify(schema == null ? {} : schema);
+        let ann = null;
+        try { ann = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : null; } catch { ann = null; }
+        out.push({ name: clean(t.name, 200), description: clean(t.description, cfg.descMax), inputSchema: String(schema).slice(0, cfg.schemaMax), annotations: ann });
+      }
+      return [out, 'ok'];
+    } catch (e) {
+      return [null, clean('error: ' + (e && e.message), 200)];
+    }
+  }
+
+  async function discover() {
+    const page = { url: docURL(document), title: clean(docTitle(document), cfg.textMax), forms: [], lists: [], buttons: [], buttonTotal: 0 };
+    const reg = { forms: [], lists: [], buttons: [] };
+    const body = docBody(document);
+    if (body) {
+      const headings = Array.from(docQSA(document, HEADINGS));
+      labelIndex = indexLabels();
+      let fid = 0;
+      for (const form of docQSA(document, 'form')) {
+        if (fid >= cfg.maxForms) break;
+        const declared = hasAttr(form, 'toolname');
+        if (!declared && !visible(form)) continue;
+        const [d, r] = describeForm(form, fid++, headings);
+        page.forms.push(d);
+        reg.forms.push(r);
+      }
+      const lists = findLists(body, headings);
+      page.lists = lists.map((l) => l[0]);
+      reg.lists = lists.map((l) => l[1]);
+      const [buttons, breg, total] = findButtons(body, reg.lists);
+      page.buttons = buttons; reg.buttons = breg; page.buttonTotal = total;
+      labelIndex = null;
+    }
+    [page.imperative, page.imperativeStatus] = await imperativeTools();
+    return [page, reg];
+  }
+
+  // Discoveries run one at a time; the generation moves only when what is
+  // found changes, and the registry of element references is kept for the
+  // last few generations (a call names the generation it was built from).
+  const registries = new Map();
+  let gen = 0, lastSig = '';
+  let chain = Promise.resolve();
+  const serial = (fn) => { const p = chain.then(fn); chain = p.catch(() => {}); return p; };
+
+  const discoverAndStore = () => serial(async () => {
+    const [page, reg] = await discover();
+    const sig = JSON.stringify(page);
+    const changed = sig !== lastSig;
+    if (changed) { lastSig = sig; gen++; }
+    registries.set(gen, reg);
+    for (const k of registries.keys()) if (k <= gen - 8) registries.delete(k);
+    page.gen = gen;
+    return [page, changed, '{"gen":' + gen + ',' + sig.slice(1)];
+  });
+
+  let stopped = false;
+  const send = (msg) => {
+    if (stopped) return;
+    const b = globalThis[cfg.binding];
+    if (typeof b === 'function') b(JSON.stringify(msg));
+  };
+
+  const report = (force) => discoverAndStore().then(([page, changed]) => {
+    if (changed || force) send({ type: 'tools', page });
+  }).catch((e) => send({ type: 'error', message: clean(e && e.stack, 500) }));
+
+  let timer = 0, firstAt = 0;
+  const schedule = () => {
+    const now = performance.now();
+    if (!firstAt) firstAt = now;
+    clearTimeout(timer);
+    const wait = Math.max(0, Math.min(cfg.debounceMs, firstAt + cfg.maxDebounceMs - now));
+    timer = setTimeout(() => { firstAt = 0; timer = 0; report(false); }, wait);
+  };
+
+  const observer = new MutationObserver(schedule);
+  const hasTools = (p) => p.forms.length || p.lists.length || p.buttons.length || (p.imperative && p.imperative.length);
+
+  function start() {
+    observer.observe(document, {
+      subtree: true, childList: true, characterData: true, attributes: true,
+      attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'toolparamname', 'toolautosubmit', 'name', 'type', 'disabled',
+        'hidden', 'required', 'aria-label', 'aria-labelledby', 'placeholder', 'style', 'class', 'open', 'href', 'role', 'min', 'max', 'pattern', 'multiple', 'readonly'],
+    });
+    const mct = navigator.modelContextTesting;
+    if (mct && typeof mct.registerToolsChangedCallback === 'function') {
+      try { mct.registerToolsChangedCallback(schedule); } catch { /* not this version's API */ }
+    }
+    // Report at once when the parsed page has tools; an empty page waits
+    // for its load event (at most a second), so a page built by script
+    // does not announce "no tools" first.
+    discoverAndStore().then(([page]) => {
+      if (hasTools(page) || readyState(document) === 'complete') { send({ type: 'tools', page }); return; }
+      let sent = false;
+      const first = () => { if (!sent) { sent = true; report(true); } };
+      listen(window, 'load', first, { once: true });
+      setTimeout(first, 1000);
+    }).catch((e) => send({ type: 'error', message: clean(e && e.stack, 500) }));
+  }
+
+  // What a call changed: the mutation records from just before the submit
+  // or click until the page is quiet.
+  const watches = new Map();
+  let watchSeq = 0;
+  const WATCH_ATTRS = ['hidden', 'open', 'class', 'style', 'aria-hidden', 'aria-expanded', 'aria-invalid', 'disabled'];
+  function watchStart() {
+    const id = ++watchSeq;
+    const w = { nodes: new Set(), start: performance.now(), first: 0, last: 0 };
+    w.mo = new MutationObserver((recs) => {
+      const now = performance.now();
+      if (!w.first) w.first = now;
+      w.last = now;
+      for (const r of recs) {
+        if (r.type === 'childList') for (const n of r.addedNodes) w.nodes.add(nodeType(n) === 1 ? n : parentElement(n));
+        else if (r.type === 'characterData') w.nodes.add(parentElement(r.target));
+        else w.nodes.add(r.target);
+      }
+    });
+    w.mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: WATCH_ATTRS });
+    watches.set(id, w);
+    // A watch nobody settles (the caller went away) stops by itself.
+    setTimeout(() => { if (watches.delete(id)) w.mo.disconnect(); }, 120000);
+    return id;
+  }
+
+  function changedText(nodes, limit) {
+    const set = new Set();
+    const body = docBody(document);
+    for (const n of nodes) {
+      if (!n || nodeType(n) !== 1 || !isConnected(n) || n === body || n === docElement(document)) continue;
+      const ln = localName(n);
+      if (ln === 'script' || ln === 'style' || ln === 'noscript' || ln === 'template') continue;
+      set.add(n);
+    }
+    const top = [];
+    for (const n of set) {
+      let p = parentElement(n), inside = false;
+      while (p) { if (set.has(p)) { inside = true; break; } p = parentElement(p); }
+      if (!inside) top.push(n);
+    }
+    top.sort((a, b) => (comparePosition(a, b) & FOLLOWING ? -1 : 1));
+    const parts = [];
+    let len = 0;
+    for (const n of top) {
+      if (len > limit) break;
+      const t = (n instanceof HTMLElement ? innerTextOf(n) : textContent(n)).replace(/\n\s*\n+/g, '\n').trim();
+      if (t) { parts.push(t); len += t.length + 1; }
+    }
+    return parts.join('\n').slice(0, limit);
+  }
+
+  async function settle(id, firstMs, quietMs, maxMs, limit) {
+    const w = watches.get(id);
+    if (!w) return { text: '', mutations: false, busy: false };
+    let busy = false;
+    await new Promise((resolve) => {
+      const tick = () => {
+        const now = performance.now();
+        if (now - w.start >= maxMs) { busy = !!w.first && now - w.last < quietMs; return resolve(); }
+        if (!w.first ? now - w.start >= firstMs : now - w.last >= quietMs) return resolve();
+        setTimeout(tick, 20);
+      };
+      tick();
+    });
+    w.mo.disconnect();
+    watches.delete(id);
+    return { text: changedText(w.nodes, limit), mutations: !!w.first, busy };
+  }
+
+  function pageText(limit) {
+    const body = docBody(document);
+    if (!body) return '';
+    const main = qs(body, 'main,[role=main]') || body;
+    return innerTextOf(main).replace(/\n\s*\n+/g, '\n').trim().slice(0, limit);
+  }
+
+  // Filling fields the way a person does: focus, the element's own value
+  // setter (so frameworks that track the value property, such as React,
+  // see a change), then input and change events; checkboxes and radios
+  // are clicked.
+  const fire = (el, type) => dispatch(el, new Event(type, { bubbles: true }));
+  function setValue(f, el, v) {
+    focusEl(el);
+    f.setter.call(el, v);
+    fire(el, 'input');
+    fire(el, 'change');
+  }
+  const setChecked = (el, on) => { if (el.checked !== on) clickEl(el); };
+
+  function snapshot(f) {
+    switch (f.kind) {
+      case 'text': case 'select': return f.el.value;
+      case 'check': return f.el.checked;
+      case 'radio': case 'checks': return f.els.map((e) => e.checked);
+      case 'multi': return Array.from(f.el.options, (o) => o.selected);
+    }
+  }
+
+  function restore(f, old) {
+    switch (f.kind) {
+      case 'text': if (f.el.value !== old) setValue(f, f.el, old); break;
+      case 'select': if (f.el.value !== old) setValue({ setter: setters.select }, f.el, old); break;
+      case 'check': setChecked(f.el, old); break;
+      case 'radio': f.els.forEach((e, i) => { if (old[i] && !e.checked) clickEl(e); else if (!old[i] && e.checked) e.checked = false; }); break;
+      case 'checks': f.els.forEach((e, i) => setChecked(e, old[i])); break;
+      case 'multi': Array.from(f.el.options).forEach((o, i) => { o.selected = old[i]; }); fire(f.el, 'input'); fire(f.el, 'change'); break;
+    }
+  }
+
+  // Checks a value against what only the page knows (its options, its
+  // pattern) before anything is touched; answers an error text or ''.
+  function precheck(f, v) {
+    switch (f.kind) {
+      case 'text': {
+        const p = getAttr(f.el, 'pattern');
+        if (p && v !== '') {
+          let re = null;
+          try { re = new RegExp('^(?:' + p + ')$', 'v'); } catch { re = null; } // the browser ignores a bad pattern too
+          if (re && !re.test(v)) return 'does not match the pattern the page requires';
+        }
+        return '';
+      }
+      case 'select': return Array.from(f.el.options).some((o) => o.value === v && !o.disabled) ? '' : 'is not one of the options';
+      case 'radio': return f.els.some((e) => e.value === v) ? '' : 'is not one of the options';
+      case 'checks': case 'multi': {
+        const have = f.kind === 'checks' ? f.els.map((e) => e.value) : Array.from(f.el.options, (o) => o.value);
+        return v.every((x) => have.includes(x)) ? '' : 'holds a value that is not one of the options';
+      }
+    }
+    return '';
+  }
+
+  function fill(f, v) {
+    switch (f.kind) {
+      case 'text': setValue(f, f.el, String(v)); break;
+      case 'select': setValue({ setter: setters.select }, f.el, String(v)); break;
+      case 'check': focusEl(f.el); setChecked(f.el, !!v); break;
+      case 'radio': { const r = f.els.find((e) => e.value === v); focusEl(r); if (!r.checked) clickEl(r); break; }
+      case 'checks': for (const e of f.els) setChecked(e, v.includes(e.value)); break;
+      case 'multi': focusEl(f.el); for (const o of f.el.options) o.selected = v.includes(o.value); fire(f.el, 'input'); fire(f.el, 'change'); break;
+    }
+  }
+
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  async function callForm(r, req) {
+    const { form } = r;
+    if (!isConnected(form)) return { error: 'gone' };
+    const fields = req.values.map((x) => [r.fields[x.f], x.v, x.f]);
+    for (const [f, , i] of fields) {
+      if (!f || (f.el && !isConnected(f.el)) || (f.els && !f.els.every(isConnected))) return { error: 'gone' };
+    }
+    for (const [f, v, i] of fields) {
+      const msg = precheck(f, v);
+      if (msg) return { invalid: [{ f: i, message: msg }] };
+    }
+    const old = fields.map(([f]) => snapshot(f));
+    for (const [f, v] of fields) fill(f, v);
+    await tick(); // let a framework re-render (enable the submit button, say)
+    if (!req.submit) return { ok: true, submitted: false };
+    const submitter = r.submit && isConnected(r.submit) ? r.submit : null;
+    const noValidate = formNoValidate(form) || (submitter && submitter.formNoValidate);
+    if (!noValidate) {
+      const rejected = [];
+      for (const el of formElements(form)) {
+        if (!el.willValidate || el.validity.valid) continue;
+        const i = r.fields.findIndex((f) => f.el === el || (f.els && f.els.includes(el)));
+        rejected.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '', message: clean(el.validationMessage, cfg.textMax) });
+      }
+      if (rejected.length) {
+        fields.forEach(([f], i) => restore(f, old[i]));
+        return { rejected };
+      }
+    }
+    const watch = watchStart();
+    if (submitter && !submitter.disabled && visible(submitter)) clickEl(submitter);
+    else requestSubmit(form);
+    return { ok: true, submitted: true, watch };
+  }
+
+  async function call(req) {
+    if (req.kind === 'imperative') {
+      const mct = navigator.modelContextTesting;
+      if (!mct || typeof mct.executeTool !== 'function') return { error: 'gone' };
+      const watch = watchStart();
+      const out = await mct.executeTool(req.name, req.args);
+      return { ok: true, submitted: true, watch, output: out == null ? '' : String(out).slice(0, cfg.outputMax) };
+    }
+    const reg = registries.get(req.gen);
+    if (!reg) return { error: 'stale' };
+    if (req.kind === 'form') {
+      const r = reg.forms[req.id];
+      return r ? callForm(r, req) : { error: 'stale' };
+    }
+    if (req.kind === 'list') {
+      const r = reg.lists[req.id];
+      if (!r || !isConnected(r.el)) return { error: 'gone' };
+      const items = Array.from(elChildren(r.el)).filter((k) => localName(k) + '.' + className(k) === r.sig);
+      if (req.index >= items.length) return { range: items.length };
+      const item = items[req.index];
+      const a = itemAction(item);
+      if (!a) return { error: 'gone' };
+      const watch = watchStart();
+      clickEl(a);
+      return { ok: true, submitted: true, watch, clicked: buttonLabel(a) };
+    }
+    if (req.kind === 'button') {
+      const r = reg.buttons[req.id];
+      if (!r || !isConnected(r.el)) return { error: 'gone' };
+      const watch = watchStart();
+      clickEl(r.el);
+      return { ok: true, submitted: true, watch };
+    }
+    return { error: 'stale' };
+  }
+
+  Object.defineProperty(globalThis, cfg.key, {
+    value: Object.freeze({
+      // As JSON text: one string crosses CDP much faster than the object.
+      discover: () => discoverAndStore().then(([, , json]) => json),
+      call, settle, pageText,
+      stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
+    }),
+  });
+
+  // A page restored from the back/forward cache runs no new script.
+  listen(window, 'pageshow', (ev) => { if (ev.persisted) report(true); });
+  if (readyState(document) === 'loading') listen(document, 'DOMContentLoaded', start, { once: true });
+  else start();
+});

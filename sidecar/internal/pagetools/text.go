@@ -1,0 +1,85 @@
+package pagetools
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// cleanText makes page text safe to show a model: control and format
+// characters (bidi overrides, zero-width joiners) go, runs of white space
+// become one space, and the result is at most max runes, the last one "…"
+// when it was cut.
+func cleanText(s string, max int) string {
+	out := make([]rune, 0, min(len(s), max+1))
+	space := false
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Co, r) {
+			r = ' '
+		}
+		if unicode.IsSpace(r) {
+			space = len(out) > 0
+			continue
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, r)
+		if len(out) > max {
+			cut := strings.TrimRight(string(out[:max-1]), " ")
+			return cut + "…"
+		}
+	}
+	return string(out)
+}
+
+// cleanBlock is cleanText for multi-line page text (what a call changed, a
+// page's text): lines are kept, each cleaned, empty ones dropped, and the
+// whole is at most max runes.
+func cleanBlock(s string, max int) string {
+	var out []string
+	total := 0
+	for _, line := range strings.Split(s, "\n") {
+		line = cleanText(line, max)
+		if line == "" {
+			continue
+		}
+		n := utf8.RuneCountInString(line)
+		if total+n > max {
+			rest := max - total
+			if rest > 20 {
+				out = append(out, cleanText(line, rest))
+			} else {
+				out = append(out, "…")
+			}
+			break
+		}
+		out = append(out, line)
+		total += n + 1
+	}
+	return strings.Join(out, "\n")
+}
+
+// quotePage puts cleaned page text in double quotes for a description the
+// coordinator writes: quotes inside become single quotes, so the page's
+// words cannot close the quote and pass for the coordinator's own.
+func quotePage(s string, max int) string {
+	s = cleanText(s, max)
+	if s == "" {
+		return ""
+	}
+	return `"` + strings.ReplaceAll(s, `"`, "'") + `"`
+}
+
+// redact replaces every occurrence of each secret in s (passwords the
+// caller gave) with a fixed mask, so a page that echoes a password back
+// does not get it into a result.
+func redact(s string, secrets []string) string {
+	for _, p := range secrets {
+		if p != "" {
+			s = strings.ReplaceAll(s, p, "••••••")
+		}
+	}
+	return s
+}
