@@ -119,6 +119,8 @@ type Pages interface {
 	Focus(ctx context.Context, id string) (Tab, error)
 	Close(ctx context.Context, id string) error
 	CurrentURL() string
+	// Front is the tab in front, if there is one (known without asking the browser).
+	Front() (Tab, bool)
 	// Changed is closed at the next change of the tabs or the page in front.
 	Changed() <-chan struct{}
 	Shutdown()

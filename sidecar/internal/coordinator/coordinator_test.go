@@ -413,3 +413,44 @@ func TestLaunchDuringALazyStartUsesTheNewOptions(t *testing.T) {
 		t.Fatalf("the browser does not use the new profile: %v", err)
 	}
 }
+
+func TestAttachTabGivesASessionOfItsOwn(t *testing.T) {
+	c := newCoordinator(t, Config{})
+	ctx := context.Background()
+	tab, err := c.OpenTab(ctx, "about:blank#attached", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if front, ok := c.FrontTab(); !ok || front.ID != tab.ID {
+		t.Fatalf("front tab %+v %v, opened %s", front, ok, tab.ID)
+	}
+	events := make(chan cdp.Message, 64)
+	s, err := c.AttachTab(ctx, tab.ID, func(m cdp.Message) {
+		select {
+		case events <- m:
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "location.hash", "returnByValue": true})
+	if err != nil || !strings.Contains(string(res), "#attached") {
+		t.Fatalf("evaluate on the tab's session: %s %v", res, err)
+	}
+	if _, err := s.Call(ctx, "Runtime.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-events:
+		if m.Method != "Runtime.executionContextCreated" {
+			t.Fatalf("first event %s", m.Method)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event reached the session's handler")
+	}
+	if _, err := c.AttachTab(ctx, "no-such-target", nil); !errors.Is(err, ErrNoTab) {
+		t.Fatalf("attaching to an unknown tab: %v", err)
+	}
+}

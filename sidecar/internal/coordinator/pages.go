@@ -153,6 +153,15 @@ func (p *pages) Shutdown() {
 
 func (p *pages) front() (cdp.Target, bool) { return p.follow.Latest(cdp.IsPage) }
 
+// Front is the page in front.
+func (p *pages) Front() (Tab, bool) {
+	t, ok := p.front()
+	if !ok {
+		return Tab{}, false
+	}
+	return Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: true}, true
+}
+
 // CurrentURL is the URL of the page in front.
 func (p *pages) CurrentURL() string {
 	t, _ := p.front()

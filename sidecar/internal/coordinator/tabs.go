@@ -2,7 +2,11 @@ package coordinator
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
 // The tab tools work on the current backend's pages, starting a browser
@@ -56,4 +60,70 @@ func (c *Coordinator) CloseTab(ctx context.Context, id string) error {
 		return err
 	}
 	return p.Close(ctx, id)
+}
+
+// TabSession is a CDP session of the coordinator's own on one tab, for work
+// inside the page (page tools): the proxy's clients never see it, and it
+// never sees theirs.
+type TabSession struct {
+	peer *cdp.Peer
+	conn *cdp.Conn // a connection of its own (a TCP backend), closed with it
+}
+
+// Call sends a command on the tab's session.
+func (s *TabSession) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return s.peer.Call(ctx, "", method, params)
+}
+
+// Done is closed when the session ends (the tab closed, the backend went).
+func (s *TabSession) Done() <-chan struct{} { return s.peer.Done() }
+
+// Close ends the session.
+func (s *TabSession) Close() {
+	s.peer.Close()
+	if s.conn != nil {
+		s.conn.Close()
+	}
+}
+
+// AttachTab attaches a session of the coordinator's own to the tab with
+// this id (a page, or VS Code's browser view), starting a browser first if
+// none is there. The session's events reach onEvent, decoded, on the
+// connection's reading goroutine: it must not block.
+func (c *Coordinator) AttachTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
+	b, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o := cdp.PeerOptions{Mode: cdp.Page, Target: tabID, OnEvent: onEvent}
+	if conn := b.proxy.Conn; conn != nil {
+		peer, err := conn.Open(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %v", ErrNoTab, tabID, err)
+		}
+		return &TabSession{peer: peer}, nil
+	}
+	if b.proxy.Endpoint == nil {
+		return nil, errors.New("this browser has no tabs the coordinator can attach to")
+	}
+	conn, err := b.proxy.Endpoint.Dial(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	peer, err := conn.Open(ctx, o)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w %q: %v", ErrNoTab, tabID, err)
+	}
+	return &TabSession{peer: peer, conn: conn}, nil
+}
+
+// FrontTab is the tab in front (the one the agent, the child MCP or the
+// user worked in last), without starting a browser.
+func (c *Coordinator) FrontTab() (Tab, bool) {
+	m := c.read()
+	if m.cur == nil || m.cur.pages == nil {
+		return Tab{}, false
+	}
+	return m.cur.pages.Front()
 }

@@ -402,6 +402,15 @@ func (v *View) CurrentURL() string {
 	return cleanURL(t.URL)
 }
 
+// Front is the view, the one tab.
+func (v *View) Front() (coordinator.Tab, bool) {
+	t, ok := v.current()
+	if !ok {
+		return coordinator.Tab{}, false
+	}
+	return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, true
+}
+
 // Changed is closed at the next change of VS Code's targets.
 func (v *View) Changed() <-chan struct{} { return v.follow.Changed() }
 
