@@ -176,6 +176,9 @@ type flight struct {
 	err    error
 	prev   State              // where a failed start returns to
 	cancel context.CancelFunc // stops the start
+	// takenBack says why the machine let go of the start (under c.mu):
+	// ErrStopped (a stop, or Close) or errSuperseded (the source changed).
+	takenBack error
 }
 
 // New sweeps what dead coordinators left, binds the proxy port and writes the
@@ -366,11 +369,9 @@ func (c *Coordinator) fly(ctx context.Context, f *flight, opts Options, src *Sou
 	var discard *backend
 	c.update(func(m *machine) {
 		if m.flight != f {
-			// Stop, Close or a source change took this start back.
-			discard = b
-			if err == nil {
-				err = errSuperseded
-			}
+			// Stop, Close or a source change took this start back: its
+			// needs hear why (a source change: they join the next start).
+			discard, err = b, f.takenBack
 			return
 		}
 		m.flight = nil
@@ -459,6 +460,12 @@ func (c *Coordinator) crashed(b *backend) {
 func takeBack(m *machine, final State) (*flight, *backend) {
 	f, b := m.flight, m.cur
 	m.flight, m.cur = nil, nil
+	if f != nil {
+		f.takenBack = ErrStopped
+		if final != Stopped {
+			f.takenBack = errSuperseded
+		}
+	}
 	if f != nil || b != nil || m.state == Running || m.state == Launching {
 		m.state = final
 	}
