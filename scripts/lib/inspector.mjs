@@ -9,7 +9,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheRoot, ensureNode } from './codeserver.mjs';
+import { cacheRoot, ensureNode, CODE_SERVERS } from './codeserver.mjs';
 
 export const INSPECTOR_VERSION = '2.12.0';
 
@@ -21,7 +21,7 @@ const atLeast = (v, [major, minor]) => {
 /** A Node that can run Inspector 2.12: this one, or the cached Node 22. */
 function inspectorNode(log) {
   if (atLeast(process.version, [22, 19])) return process.execPath;
-  const { node } = ensureNode({ log });
+  const { node } = ensureNode(CODE_SERVERS.oldest.node, { log }); // the Node 22 the oldest code-server runs on
   const v = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
   if (!atLeast(v, [22, 19])) throw new Error(`${node} is ${v}; MCP Inspector ${INSPECTOR_VERSION} needs Node 22.19 or newer`);
   return node;

@@ -313,33 +313,46 @@ func TestDropConnections(t *testing.T) {
 
 func TestDropConnectionsWhileAClientConnects(t *testing.T) {
 	// A client whose backend was resolved before DropConnections must not
-	// keep a tunnel to it: DropConnections ran before the tunnel existed.
-	b := browser(t)
+	// stay on it: it is set up again on the backend that is current now.
+	old, next := browser(t), browser(t)
+	if _, err := next.Conn.Call(context.Background(), "", "Target.createTarget", map[string]any{"url": "about:blank#new-backend"}); err != nil {
+		t.Fatal(err)
+	}
 	resolving, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
+	var calls atomic.Int32
 	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) {
-		once.Do(func() { close(resolving) })
-		<-release
-		return backendOf(b), nil
+		if calls.Add(1) == 1 {
+			close(resolving)
+			<-release
+			return backendOf(old), nil
+		}
+		return backendOf(next), nil
 	}))
 	ctx := context.Background()
-	dialed := make(chan error, 1)
+	type result struct {
+		targets string
+		err     error
+	}
+	dialed := make(chan result, 1)
 	go func() {
 		c, err := cdp.Dial(ctx, p.WSEndpoint(), nil)
-		if err == nil {
-			_, err = c.Call(ctx, "", "Browser.getVersion", nil)
-			c.Close()
+		if err != nil {
+			dialed <- result{err: err}
+			return
 		}
-		dialed <- err
+		defer c.Close()
+		res, err := c.Call(ctx, "", "Target.getTargets", nil)
+		dialed <- result{string(res), err}
 	}()
 	<-resolving
 	p.DropConnections()
 	close(release)
-	if err := <-dialed; err == nil {
-		t.Fatal("a client kept a tunnel to the backend resolved before DropConnections")
+	r := <-dialed
+	if r.err != nil || !strings.Contains(r.targets, "#new-backend") {
+		t.Fatalf("the client is not on the current backend: %s %v", r.targets, r.err)
 	}
-	if n := p.Connections(); n != 0 {
-		t.Fatalf("Connections = %d", n)
+	if n := calls.Load(); n != 2 {
+		t.Fatalf("the backend was resolved %d times, want 2 (once more after the drop)", n)
 	}
 }
 

@@ -98,8 +98,7 @@ func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string
 		http.Error(w, "browser-coordinator: "+err.Error(), status)
 		return nil
 	}
-	p.serveClient(w, r, relay, peer, gen, nil)
-	return nil
+	return p.serveClient(w, r, relay, peer, gen, nil)
 }
 
 // serveRelay relays a client over a connection of its own to a TCP backend
@@ -144,34 +143,43 @@ func (p *Proxy) serveRelay(w http.ResponseWriter, r *http.Request, path string, 
 		http.Error(w, "browser-coordinator: cannot reach the page: "+err.Error(), http.StatusBadGateway)
 		return nil
 	}
-	p.serveClient(w, r, relay, peer, gen, conn)
-	return nil
+	return p.serveClient(w, r, relay, peer, gen, conn)
 }
 
+// errChanged: the backend was dropped while the client was set up.
+var errChanged = errors.New("the backend changed while the client connected")
+
 // serveClient upgrades the request and relays until either side goes.
-// conn, if set, is the client's own connection, closed at the end.
-func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.Relay, peer *cdp.Peer, gen int, conn *cdp.Conn) {
+// conn, if set, is the client's own connection, closed at the end. When the
+// backend was dropped while the peer was being set up (the client may be on
+// the old one), it answers nothing and says so: the caller starts over.
+func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.Relay, peer *cdp.Peer, gen int, conn *cdp.Conn) error {
 	defer func() {
 		if conn != nil {
 			conn.Close()
 		}
 	}()
+	if p.changedSince(gen, r) {
+		peer.Close()
+		return errChanged
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		peer.Close()
-		return
+		return nil
 	}
 	ws.SetReadLimit(cdp.MaxMessage)
 	c := relayClient{relay}
 	if !p.track(c, gen) {
 		peer.Close()
 		ws.Close()
-		return
+		return nil
 	}
 	defer p.untrack(c)
 	if err := relay.Serve(context.Background(), cdp.WebSocket(ws), peer); err != nil && !isClosed(err) {
 		p.log.Debug("CDP client ended", "err", err)
 	}
+	return nil
 }
 
 func isClosed(err error) bool {

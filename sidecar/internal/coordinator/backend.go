@@ -146,6 +146,26 @@ type backend struct {
 	watch   sync.WaitGroup // the goroutine that closes done
 }
 
+// isGone reports at once whether the backend went away: what its watcher
+// learns a moment later (a need must not be handed a dead browser).
+func (b *backend) isGone() bool {
+	chans := []<-chan struct{}{b.done}
+	if b.proxy.Conn != nil {
+		chans = append(chans, b.proxy.Conn.Done())
+	}
+	if b.browser != nil {
+		chans = append(chans, b.browser.Done())
+	}
+	for _, ch := range chans {
+		select {
+		case <-ch:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
 // owned reports whether stopping this backend stops a browser process.
 func (b *backend) owned() bool { return b.browser != nil }
 

@@ -297,10 +297,9 @@ func (c *Coordinator) ensure(ctx context.Context) (*backend, error) {
 				return
 			}
 			if m.state == Running {
-				select {
-				case <-m.cur.done:
+				if m.cur.isGone() {
 					dead = m.cur // noticed below, outside the lock
-				default:
+				} else {
 					b = m.cur
 				}
 				return
