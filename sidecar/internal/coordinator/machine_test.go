@@ -403,7 +403,7 @@ func TestMachineCloseDuringALaunch(t *testing.T) {
 
 func TestMachineInvariantsAreChecked(t *testing.T) {
 	for name, m := range map[string]machine{
-		"running without a backend": {state: Running},
+		"running without a backend":  {state: Running},
 		"launching without a flight": {state: Launching},
 		"a flight while idle":        {state: Idle, flight: &flight{}},
 		"closed while running":       {state: Running, cur: &backend{}, closed: true},
