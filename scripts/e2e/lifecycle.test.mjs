@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call, playwrightDisconnectLog, noticedDisconnects } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { alive, processesWith, waitUntil } from '../lib/procs.mjs';
 import { stateOf, readStates } from '../lib/statefiles.mjs';
@@ -197,4 +197,47 @@ test('bad tool arguments are tool errors that say what is allowed', async (t) =>
   }
   const s = await status(coord);
   assert.equal(s.state, 'idle', 'bad arguments launched nothing');
+});
+
+test('the host restarts the coordinator: the same endpoint, and the wrapped child\'s next call works', async (t) => {
+  const { stateDir, cwd } = newSession('restart');
+  let coord = await startCoordinator({ stateDir, cwd });
+  const pw = await startWrapped('playwright', { stateDir, cwd, env: playwrightDisconnectLog });
+  t.after(() => pw.close());
+  assert.match((await call(pw.client, 'browser_navigate', { url: `${pages.url}/` })).text, /Coordinator test page/);
+  const [first] = readStates(stateDir);
+
+  // The host (VS Code reloading its window, Claude Code restarting its
+  // servers) restarts the coordinator alone; the child keeps its endpoint.
+  const seen = noticedDisconnects(pw);
+  await coord.close();
+  await waitUntil(() => noticedDisconnects(pw) > seen, { what: 'Playwright MCP to notice the browser went away' });
+  coord = await startCoordinator({ stateDir, cwd });
+  t.after(() => coord.close());
+  const [second] = readStates(stateDir);
+  assert.notEqual(second.pid, first.pid, 'a new coordinator');
+  assert.equal(second.proxyPort, first.proxyPort, 'the same port');
+  assert.equal(second.proxySecret, first.proxySecret, 'the same secret');
+  assert.equal(second.cdpEndpoint, first.cdpEndpoint);
+
+  const again = await call(pw.client, 'browser_navigate', { url: `${pages.url}/second` });
+  assert.match(again.text, /Second page/, 'the child\'s next call reaches the new coordinator\'s browser');
+  assert.equal((await status(coord)).state, 'running');
+});
+
+test('a program without the coordinator\'s secret gets nothing from its port', async (t) => {
+  const { stateDir, cwd } = newSession('secret');
+  const coord = await startCoordinator({ stateDir, cwd });
+  t.after(() => coord.close());
+  const [st] = readStates(stateDir);
+  const base = `http://127.0.0.1:${st.proxyPort}`;
+  for (const path of ['/json/version', '/json/list', `/${'0'.repeat(32)}/json/version`]) {
+    const res = await fetch(base + path);
+    assert.equal(res.status, 401, path);
+    assert.match(await res.text(), /--proxy-auth off/);
+  }
+  assert.equal((await status(coord)).state, 'idle', 'a refused request launches no browser');
+  const ok = await fetch(`${st.cdpEndpoint}/json/version`);
+  assert.equal(ok.status, 200);
+  assert.match((await ok.json()).webSocketDebuggerUrl, new RegExp(`^ws://127\\.0\\.0\\.1:${st.proxyPort}/${st.proxySecret}/devtools/browser`));
 });
