@@ -19,6 +19,7 @@ type Proxy struct {
 	ensure   func(context.Context) error
 	ready    chan struct{} // closed when the first start has ended
 	sessions sync.Map      // session id → server.ClientSession, for log messages
+	work     sync.WaitGroup // the first start and log level changes under way; Close waits
 }
 
 // Serve starts the child in the background and serves its tools from srv.
@@ -46,7 +47,9 @@ func Serve(srv *server.MCPServer, child *Child, ensure func(context.Context) err
 		// The child logs for every session at once: it gets the level
 		// asked for last.
 		if caps, ok := child.Capabilities(); ok && caps.Logging != nil {
+			p.work.Add(1)
 			go func() {
+				defer p.work.Done()
 				_, _ = child.Call(child.ctx, string(mcp.MethodSetLogLevel), map[string]any{"level": req.Params.Level})
 			}()
 		}
@@ -55,7 +58,9 @@ func Serve(srv *server.MCPServer, child *Child, ensure func(context.Context) err
 	server.WithLogging()(srv)
 	child.OnNotification(p.forward)
 
+	p.work.Add(1)
 	go func() {
+		defer p.work.Done()
 		defer close(p.ready)
 		tools, err := child.Start(child.ctx)
 		if err == nil {
@@ -73,8 +78,12 @@ func (p *Proxy) wait(ctx context.Context) {
 	}
 }
 
-// Close stops the child.
-func (p *Proxy) Close() error { return p.child.Close() }
+// Close stops the child and waits for what the proxy started.
+func (p *Proxy) Close() error {
+	err := p.child.Close()
+	p.work.Wait()
+	return err
+}
 
 func (p *Proxy) register(tools []Tool) {
 	own := p.srv.ListTools()

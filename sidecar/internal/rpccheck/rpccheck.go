@@ -10,11 +10,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lines"
 	"github.com/tidwall/gjson"
 )
 
@@ -90,7 +90,8 @@ func Filter(in io.Reader, w io.Writer, max int) io.Reader {
 	go func() {
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, tooLong, err := readLine(br, max)
+			line, tooLong, err := lines.Read(br, max)
+			line = bytes.TrimRight(line, "\r\n")
 			if len(bytes.TrimSpace(line)) > 0 || tooLong {
 				var p *Problem
 				if tooLong {
@@ -111,25 +112,6 @@ func Filter(in io.Reader, w io.Writer, max int) io.Reader {
 		}
 	}()
 	return pr
-}
-
-// readLine reads up to the next newline; a line over max is skipped to its
-// end and reported as tooLong.
-func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > max+1 { // +1: the newline
-				tooLong, line = true, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), tooLong, err
-	}
 }
 
 // LockedWriter serializes writes: the server's answers and Filter's go to
