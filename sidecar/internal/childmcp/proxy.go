@@ -17,8 +17,8 @@ type Proxy struct {
 	srv      *server.MCPServer
 	child    *Child
 	ensure   func(context.Context) error
-	ready    chan struct{} // closed when the first start has ended
-	sessions sync.Map      // session id → server.ClientSession, for log messages
+	ready    chan struct{}  // closed when the first start has ended
+	sessions sync.Map       // session id → server.ClientSession, for log messages
 	work     sync.WaitGroup // the first start and log level changes under way; Close waits
 }
 
