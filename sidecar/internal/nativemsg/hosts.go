@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
 // HostExt ends the name of a host's announcement file: <pid>.host.
@@ -60,13 +59,14 @@ func SocketPath(dir string, pid int) string {
 	return filepath.Join(dir, strconv.Itoa(pid)+".sock")
 }
 
-// WriteHost announces h in dir, atomically and readable by this user only.
+// WriteHost announces h in dir, atomically, readable by this user only and
+// never through a link.
 func WriteHost(dir string, h Host) error {
 	data, err := json.MarshalIndent(h, "", "  ")
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(HostPath(dir, h.PID), append(data, '\n'), 0o600)
+	return userfile.Write(HostPath(dir, h.PID), append(data, '\n'))
 }
 
 // IsHostFileName reports whether a directory entry is an announcement (not
@@ -89,11 +89,11 @@ func LiveHosts(dir string) []Host {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		h, err := readHost(p)
+		h, err := readHost(dir, p)
 		if err != nil {
 			continue // half-removed or foreign; a live host rewrites its own
 		}
-		if !proc.Alive(h.PID) {
+		if !proc.Alive(h.PID) || !proc.Mine(h.PID) {
 			os.Remove(p)
 			os.Remove(SocketPath(dir, h.PID))
 			continue
@@ -104,16 +104,12 @@ func LiveHosts(dir string) []Host {
 	return live
 }
 
-func readHost(p string) (Host, error) {
+// readHost reads an announcement: a private regular file of this user's,
+// whose socket is the one its pid's host listens on in dir (a forged file
+// must not send a coordinator to another socket).
+func readHost(dir, p string) (Host, error) {
 	var h Host
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return h, err
-	}
-	if !fi.Mode().IsRegular() {
-		return h, fmt.Errorf("%s is not a regular file", p)
-	}
-	data, err := os.ReadFile(p)
+	data, err := userfile.Read(p, userfile.Private)
 	if err != nil {
 		return h, err
 	}
@@ -122,6 +118,9 @@ func readHost(p string) (Host, error) {
 	}
 	if h.PID <= 0 || h.Socket == "" {
 		return h, errors.New("announcement without pid or socket")
+	}
+	if filepath.Clean(h.Socket) != SocketPath(dir, h.PID) {
+		return h, errors.New("announcement of a socket outside its folder")
 	}
 	return h, nil
 }
