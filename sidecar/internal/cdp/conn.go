@@ -146,7 +146,7 @@ func (c *Conn) shutdown(why error) {
 
 // route sends a browser message where it belongs.
 func (c *Conn) route(data []byte) {
-	env := peek(data)
+	env := peekBrowser(data)
 	if env.id.Exists() {
 		id, ok := env.numericID()
 		if !ok {

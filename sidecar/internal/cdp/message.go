@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,11 +66,77 @@ type envelope struct {
 	id      gjson.Result // the id as written; !Exists for events
 	session string
 	method  string
+	// Where a browser's message has its usual shape (see peekBrowser): the
+	// id's end when the id is the first member, the start of the sessionId
+	// member when it is the last. 0 when not known.
+	idEnd, sessionAt int
 }
 
+// peek reads a client's message (any shape: the full read).
 func peek(data []byte) envelope {
 	r := gjson.GetManyBytes(data, "id", "sessionId", "method")
 	return envelope{id: r[0], session: r[1].String(), method: r[2].String()}
+}
+
+// peekBrowser reads a browser's message. Chromium writes them in one shape:
+// an answer begins {"id":N, an event {"method":"…", and the sessionId, if
+// any, is the last member. Read from those ends, a message costs the same
+// whatever its size (a screenshot's answer is tens of megabytes); anything
+// else gets the full read.
+func peekBrowser(data []byte) envelope {
+	var e envelope
+	switch {
+	case bytes.HasPrefix(data, []byte(`{"id":`)):
+		end := len(`{"id":`)
+		for end < len(data) && data[end] >= '0' && data[end] <= '9' {
+			end++
+		}
+		if end == len(`{"id":`) || end == len(data) || (data[end] != ',' && data[end] != '}') {
+			return peek(data)
+		}
+		raw := string(data[len(`{"id":`):end])
+		n, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return peek(data)
+		}
+		e.id, e.idEnd = gjson.Result{Type: gjson.Number, Raw: raw, Num: n}, end
+	case bytes.HasPrefix(data, []byte(`{"method":"`)):
+		rest := data[len(`{"method":"`):]
+		end := bytes.IndexAny(rest, `"\`)
+		if end < 0 || rest[end] != '"' || bytes.Contains(rest, []byte(`"id"`)) {
+			return peek(data)
+		}
+		e.method = string(rest[:end])
+	default:
+		return peek(data)
+	}
+	if s, at, ok := lastSession(data); ok {
+		e.session, e.sessionAt = s, at
+	} else if bytes.Contains(data, []byte(`"sessionId"`)) {
+		return peek(data) // somewhere else: read it properly
+	}
+	return e
+}
+
+// lastSession finds a message's sessionId when it is its last member: data
+// ends with ,"sessionId":"S"}, S free of quotes and backslashes. Then the
+// quotes before S are not escaped, so the member is the object's own.
+func lastSession(data []byte) (session string, at int, ok bool) {
+	const key = `,"sessionId":"`
+	if !bytes.HasSuffix(data, []byte(`"}`)) {
+		return "", 0, false
+	}
+	from := max(0, len(data)-len(key)-128) // a session id is 32 characters
+	i := bytes.LastIndex(data[from:], []byte(key))
+	if i < 0 {
+		return "", 0, false
+	}
+	at = from + i
+	s := data[at+len(key) : len(data)-2]
+	if bytes.ContainsAny(s, `"\`) {
+		return "", 0, false
+	}
+	return string(s), at, true
 }
 
 // numericID reads an answer's id: the ids we send are integers.
@@ -95,6 +162,33 @@ func rewrite(data []byte, id []byte, session string, setSession bool) ([]byte, e
 		return out, nil
 	}
 	return sjson.SetBytes(out, "sessionId", session)
+}
+
+// answerAs is a browser's answer with the client's id, and without its
+// session if strip: in one copy where the envelope knows the answer's shape.
+func answerAs(data []byte, env envelope, id []byte, strip bool) ([]byte, error) {
+	if env.idEnd == 0 || (strip && env.sessionAt == 0) {
+		return rewrite(data, id, "", strip)
+	}
+	end := len(data) - 1
+	if strip && env.sessionAt != 0 {
+		end = env.sessionAt
+	}
+	out := make([]byte, 0, len(`{"id":`)+len(id)+end-env.idEnd+1)
+	out = append(out, `{"id":`...)
+	out = append(out, id...)
+	out = append(out, data[env.idEnd:end]...)
+	return append(out, '}'), nil
+}
+
+// eventWithout is a browser's event without its sessionId.
+func eventWithout(data []byte, env envelope) ([]byte, error) {
+	if env.sessionAt == 0 {
+		return withoutSession(data)
+	}
+	out := make([]byte, 0, env.sessionAt+1)
+	out = append(out, data[:env.sessionAt]...)
+	return append(out, '}'), nil
 }
 
 // withoutSession removes an event's sessionId.

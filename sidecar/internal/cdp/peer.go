@@ -179,7 +179,11 @@ func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Messa
 	if err != nil {
 		return p.deliver(errorAnswer([]byte(env.id.Raw), env.session, InvalidRequest, "browser-coordinator: unreadable command: "+err.Error()))
 	}
-	if err := p.c.add(id, &call{peer: p, id: json.RawMessage(env.id.Raw), then: then, claimed: p}); err != nil {
+	cl := &call{peer: p, id: json.RawMessage(env.id.Raw), then: then}
+	if attaches[env.method] {
+		cl.claimed = p // the session it opens is the peer's
+	}
+	if err := p.c.add(id, cl); err != nil {
 		return err
 	}
 	if err := p.c.write(ctx, out); err != nil {
@@ -188,6 +192,9 @@ func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Messa
 	}
 	return nil
 }
+
+// attaches are the commands whose answer names a new session.
+var attaches = map[string]bool{"Target.attachToTarget": true, "Target.attachToBrowserTarget": true}
 
 // answer delivers the browser's answer to one of the client's commands.
 func (p *Peer) answer(data []byte, env envelope, cl *call) {
@@ -211,7 +218,7 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 		}
 		return
 	}
-	out, err := rewrite(data, cl.id, "", strip)
+	out, err := answerAs(data, env, cl.id, strip)
 	if err != nil {
 		return
 	}
@@ -258,7 +265,7 @@ func (p *Peer) event(data []byte, env envelope) {
 	}
 	if strip {
 		var err error
-		if data, err = withoutSession(data); err != nil {
+		if data, err = eventWithout(data, env); err != nil {
 			return
 		}
 	}
