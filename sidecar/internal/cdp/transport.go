@@ -79,6 +79,7 @@ type pipeTransport struct {
 	r, w *os.File
 	br   *bufio.Reader
 	wmu  sync.Mutex
+	wbuf []byte // under wmu
 }
 
 func (t *pipeTransport) ReadMessage() ([]byte, error) {
@@ -113,10 +114,17 @@ func (t *pipeTransport) WriteMessage(ctx context.Context, msg []byte) error {
 		return err
 	}
 	_ = t.w.SetWriteDeadline(deadline(ctx))
-	if _, err := t.w.Write(msg); err != nil {
+	if len(msg) > 64<<10 {
+		// Too big to copy: the text, then its end.
+		if _, err := t.w.Write(msg); err != nil {
+			return err
+		}
+		_, err := t.w.Write([]byte{0})
 		return err
 	}
-	_, err := t.w.Write([]byte{0})
+	// One write, so the browser wakes once per message.
+	t.wbuf = append(append(t.wbuf[:0], msg...), 0)
+	_, err := t.w.Write(t.wbuf)
 	return err
 }
 

@@ -34,6 +34,7 @@ func prepareConnection(cmd *exec.Cmd, _ string) (*link, error) {
 		toBrowser.Close()
 		return nil, err
 	}
+	enlarge(toBrowser, fromBrowser)
 	cmd.ExtraFiles = []*os.File{in, out} // fd 3 and 4
 	return &link{toBrowser: toBrowser, fromBrowser: fromBrowser, browserIn: in, browserOut: out}, nil
 }

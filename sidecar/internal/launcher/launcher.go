@@ -23,7 +23,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +69,7 @@ type Browser struct {
 	PID         int
 	Conn        *cdp.Conn // the only connection to the browser
 	Product     string    // "Chrome/156.0.8078.79", from Browser.getVersion
+	Version     cdp.Version
 	UserDataDir string
 	Argv        []string
 
@@ -244,11 +244,11 @@ func (b *Browser) start(ctx context.Context) error {
 		return b.failed(b.why(err))
 	}
 	b.Conn = conn
-	product, err := b.version(ctx, timer.C)
+	version, err := b.version(ctx, timer.C)
 	if err != nil {
 		return b.failed(b.why(err))
 	}
-	b.Product = product
+	b.Version, b.Product = version, version.Product
 	b.log.Debug("browser ready", "after", time.Since(spawned))
 	go func() {
 		select {
@@ -279,7 +279,7 @@ func (b *Browser) why(err error) error {
 
 // version asks the browser what it is: the first answer on the connection
 // says it is ready.
-func (b *Browser) version(ctx context.Context, deadline <-chan time.Time) (string, error) {
+func (b *Browser) version(ctx context.Context, deadline <-chan time.Time) (cdp.Version, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var timedOut atomic.Bool
@@ -293,20 +293,11 @@ func (b *Browser) version(ctx context.Context, deadline <-chan time.Time) (strin
 		case <-ctx.Done():
 		}
 	}()
-	res, err := b.Conn.Call(ctx, "", "Browser.getVersion", nil)
-	if err != nil {
-		if timedOut.Load() {
-			return "", fmt.Errorf("%w (%s)", ErrTimeout, b.opts.LaunchTimeout)
-		}
-		return "", err
+	v, err := cdp.GetVersion(ctx, b.Conn)
+	if err != nil && timedOut.Load() {
+		return v, fmt.Errorf("%w (%s)", ErrTimeout, b.opts.LaunchTimeout)
 	}
-	var v struct {
-		Product string `json:"product"`
-	}
-	if err := json.Unmarshal(res, &v); err != nil {
-		return "", fmt.Errorf("Browser.getVersion: %w", err)
-	}
-	return v.Product, nil
+	return v, err
 }
 
 // run starts the process and reaps it, on a goroutine locked to its thread
