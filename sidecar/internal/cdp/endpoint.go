@@ -230,3 +230,25 @@ func (e Endpoint) GetJSON(ctx context.Context, path string, v any) error {
 	}
 	return json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(v)
 }
+
+// Version is a browser's Browser.getVersion answer.
+type Version struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	Product         string `json:"product"` // "HeadlessChrome/156.0.8078.79"
+	Revision        string `json:"revision"`
+	UserAgent       string `json:"userAgent"`
+	JSVersion       string `json:"jsVersion"`
+}
+
+// GetVersion asks the browser on c what it is.
+func GetVersion(ctx context.Context, c Caller) (Version, error) {
+	var v Version
+	res, err := c.Call(ctx, "", "Browser.getVersion", nil)
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal(res, &v); err != nil {
+		return v, fmt.Errorf("Browser.getVersion: %w", err)
+	}
+	return v, nil
+}

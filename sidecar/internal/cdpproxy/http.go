@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -39,14 +40,14 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 	}
 	switch {
 	case b.Conn != nil:
-		p.synthesizeJSON(w, r, path, b.Conn, b.Product)
+		p.synthesizeJSON(w, r, path, b.Conn, b.Version)
 	case b.Endpoint.NoHTTP:
 		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 		defer cancel()
 		if isVersion(path) && b.Endpoint.Product != "" {
 			// A service may start a browser for every connection: answer
 			// /json/version without one.
-			p.synthesizeJSON(w, r, path, nil, b.Endpoint.Product)
+			p.synthesizeJSON(w, r, path, nil, cdp.Version{Product: b.Endpoint.Product})
 			return
 		}
 		conn, err := b.Endpoint.Dial(ctx, nil)
@@ -55,7 +56,7 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 			return
 		}
 		defer conn.Close()
-		p.synthesizeJSON(w, r, path, conn, b.Endpoint.Product)
+		p.synthesizeJSON(w, r, path, conn, cdp.Version{Product: b.Endpoint.Product})
 	default:
 		p.forward(w, r, path, b)
 	}

@@ -48,8 +48,9 @@ type Backend struct {
 	// Conn is a connection the coordinator holds; each client gets a
 	// session of its own on it.
 	Conn *cdp.Conn
-	// Product names the browser on Conn, for /json/version.
-	Product string
+	// Version is what the browser on Conn said it is, for /json/version
+	// (asked again when it says no more than its product).
+	Version cdp.Version
 
 	// Endpoint is a browser reached over TCP; each client gets a connection
 	// of its own.

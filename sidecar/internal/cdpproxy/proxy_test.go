@@ -43,7 +43,7 @@ func browser(t *testing.T) *launcher.Browser {
 	return b
 }
 
-func backendOf(b *launcher.Browser) Backend { return Backend{Conn: b.Conn, Product: b.Product} }
+func backendOf(b *launcher.Browser) Backend { return Backend{Conn: b.Conn, Version: b.Version} }
 
 // portBackend is a browser on a debugging port, as attach mode fronts it.
 func portBackend(b *testbrowser.Browser) Backend {
@@ -99,6 +99,20 @@ func evaluate(t *testing.T, c *cdp.Conn, session, expr string) string {
 	return string(v.Result.Value)
 }
 
+// The launcher's Browser.getVersion answers /json/version: a client's first
+// request after a lazy launch waits for no second one.
+func TestVersionOfALaunchedBrowserIsKnown(t *testing.T) {
+	b := browser(t)
+	v := b.Version
+	b.Conn.Close() // nothing could be asked now
+	p := listen(t, static(Backend{Conn: b.Conn, Version: v}))
+	var version map[string]string
+	getJSON(t, p.Endpoint()+"/json/version", &version)
+	if version["Browser"] != v.Product || version["User-Agent"] != v.UserAgent || version["V8-Version"] != v.JSVersion || v.UserAgent == "" {
+		t.Fatalf("/json/version = %v, the launch said %+v", version, v)
+	}
+}
+
 func TestJSONEndpointsAreRewrittenToTheProxy(t *testing.T) {
 	port := testbrowser.Launch(t, "")
 	for _, tc := range []struct {
@@ -114,7 +128,7 @@ func TestJSONEndpointsAreRewrittenToTheProxy(t *testing.T) {
 			prefix := fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/", p.Port(), secret)
 			var version map[string]string
 			getJSON(t, p.Endpoint()+"/json/version", &version)
-			if !strings.HasPrefix(version["webSocketDebuggerUrl"], prefix+"browser") || !strings.Contains(version["Browser"], "Chrome") {
+			if !strings.HasPrefix(version["webSocketDebuggerUrl"], prefix+"browser") || !strings.Contains(version["Browser"], "Chrome") || !strings.Contains(version["User-Agent"], "Mozilla/") {
 				t.Fatalf("/json/version = %v", version)
 			}
 			// Playwright asks with a trailing slash, and clients may say localhost.

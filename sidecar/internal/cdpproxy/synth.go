@@ -1,6 +1,7 @@
 package cdpproxy
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +17,7 @@ import (
 // HTTP handler would: for a browser on a pipe (which serves no HTTP) and a
 // WebSocket-only service. conn may be nil for /json/version when product
 // is known.
-func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path string, conn *cdp.Conn, product string) {
+func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path string, conn *cdp.Conn, v cdp.Version) {
 	host := p.proxyHost(r)
 	path = strings.TrimSuffix(path, "/")
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
@@ -25,19 +26,16 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 	var err error
 	switch {
 	case path == "/json/version":
-		v := map[string]string{"Browser": product, "Protocol-Version": "1.3", "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser"}
-		if conn != nil {
-			var res json.RawMessage
-			if res, err = conn.Call(ctx, "", "Browser.getVersion", nil); err == nil {
-				var got struct{ ProtocolVersion, Product, Revision, UserAgent, JsVersion string }
-				_ = json.Unmarshal(res, &got)
-				v = map[string]string{
-					"Browser": got.Product, "Protocol-Version": got.ProtocolVersion, "User-Agent": got.UserAgent,
-					"V8-Version": got.JsVersion, "WebKit-Version": got.Revision, "webSocketDebuggerUrl": v["webSocketDebuggerUrl"],
-				}
+		if conn != nil && v.UserAgent == "" {
+			var asked cdp.Version
+			if asked, err = cdp.GetVersion(ctx, conn); err == nil {
+				v = asked
 			}
 		}
-		body = v
+		body = map[string]string{
+			"Browser": v.Product, "Protocol-Version": cmp.Or(v.ProtocolVersion, "1.3"), "User-Agent": v.UserAgent,
+			"V8-Version": v.JSVersion, "WebKit-Version": v.Revision, "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser",
+		}
 	case conn == nil:
 		err = fmt.Errorf("%s needs a connection to the browser", path)
 	case path == "/json" || path == "/json/list":

@@ -35,7 +35,7 @@ type LaunchOptions struct {
 // Launched is a browser the coordinator started.
 type Launched interface {
 	PID() int
-	Product() string
+	Version() cdp.Version // Browser.getVersion's answer
 	// Conn is the coordinator's connection to it (nil for a fake).
 	Conn() *cdp.Conn
 	// Done is closed once the browser has exited and been reaped.
@@ -69,7 +69,7 @@ func (systemLauncher) Launch(ctx context.Context, o LaunchOptions) (Launched, er
 type launched struct{ b *launcher.Browser }
 
 func (l launched) PID() int                       { return l.b.PID }
-func (l launched) Product() string                { return l.b.Product }
+func (l launched) Version() cdp.Version           { return l.b.Version }
 func (l launched) Conn() *cdp.Conn                { return l.b.Conn }
 func (l launched) Done() <-chan struct{}          { return l.b.Done() }
 func (l launched) ExitErr() error                 { return l.b.ExitErr() }
@@ -237,7 +237,7 @@ func (c *Coordinator) launchBackend(ctx context.Context, o Options) (*backend, e
 		}
 		return nil, err
 	}
-	version := productVersion(br.Product())
+	version := productVersion(br.Version().Product)
 	c.log.Info("browser running", "type", exe.Type, "version", version, "pid", br.PID(), "took", time.Since(start).Round(time.Millisecond))
 	b := &backend{
 		kind:     state.BackendTier1,
@@ -249,7 +249,7 @@ func (c *Coordinator) launchBackend(ctx context.Context, o Options) (*backend, e
 	}
 	var connDone <-chan struct{}
 	if conn := br.Conn(); conn != nil {
-		b.proxy = cdpproxy.Backend{Conn: conn, Product: br.Product()}
+		b.proxy = cdpproxy.Backend{Conn: conn, Version: br.Version()}
 		b.pages = followPages(life, conn, nil, false)
 		connDone = conn.Done()
 	}
@@ -279,7 +279,7 @@ func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend
 	_, cancel := context.WithCancel(c.ctx)
 	b := &backend{
 		kind:     src.Kind,
-		proxy:    cdpproxy.Backend{Conn: conn.Conn, Product: conn.Product, Endpoint: conn.Endpoint, Filter: conn.Filter},
+		proxy:    cdpproxy.Backend{Conn: conn.Conn, Version: cdp.Version{Product: conn.Product}, Endpoint: conn.Endpoint, Filter: conn.Filter},
 		conn:     conn,
 		info:     conn.Browser,
 		pages:    conn.Pages,

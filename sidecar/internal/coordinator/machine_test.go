@@ -90,7 +90,7 @@ type fakeBrowser struct {
 }
 
 func (b *fakeBrowser) PID() int              { return b.pid }
-func (b *fakeBrowser) Product() string       { return "FakeChrome/1.0" }
+func (b *fakeBrowser) Version() cdp.Version  { return cdp.Version{Product: "FakeChrome/1.0"} }
 func (b *fakeBrowser) Conn() *cdp.Conn       { return nil }
 func (b *fakeBrowser) Done() <-chan struct{} { return b.done }
 func (b *fakeBrowser) ExitErr() error        { return errors.New("signal: killed") }
