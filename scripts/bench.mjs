@@ -5,12 +5,14 @@
 //   idle RSS                 the coordinator vs Playwright MCP          (goal ≤ 20 MB)
 //   npm package start        start → tools/list: the installed command vs the bare binary (goal ≤ +5 ms);
 //                            the JS launcher and npx next to it, Playwright MCP through npx as the anchor
-//   CDP round trip           Runtime.evaluate, proxy vs straight        (goal ≤ 1.05×)
+//   CDP round trip           Runtime.evaluate, proxy (browser on its pipe) vs straight to a
+//                            browser on a port, the same command line  (goal ≤ 1.05×)
 //   Playwright MCP call      browser_evaluate, proxy vs straight        (context for the above)
 //   screenshot throughput    Page.captureScreenshot, proxy vs straight  (goal ≥ 0.95×)
 //   bulk transfer            a 64 MiB CDP answer, proxy vs straight     (goal ≥ 0.95×)
 //   wrap wake-up             state file written → child started        (goal ≤ 20 ms)
-//   lazy launch              first CDP request → answered, vs Chromium's own spawn → ready (goal ≤ +10%)
+//   lazy launch              first CDP request → answered, vs Chromium's own spawn → Browser.getVersion
+//                            answered on its pipe (goal ≤ +10%)
 //   single-entry call        Playwright MCP tool call through --mcp vs direct (goal ≤ +1 ms median)
 //   HTTP tools/list          requests/s from 8 clients over streamable HTTP, next to stdio (goal ≥ 1,000/s)
 //   HTTP session memory      RSS growth per streamable HTTP session (goal ≤ 64 KB)
@@ -27,6 +29,7 @@ import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, requireGo } from './lib/build.mjs';
 import { binaryPath, childMCPs } from './lib/paths.mjs';
 import { pageToolsBenchmarks } from './lib/benchpagetools.mjs';
+import { readStates } from './lib/statefiles.mjs';
 
 ensureNpmDeps();
 requireGo();
@@ -135,16 +138,29 @@ try {
   row('npm package: start → tools/list, JS launcher (node, before the first run)', `bare binary ${ms(npm.bare)}`, ms(npm.launcher), over(npm.launcher), '(context)', true);
   row('npm package: start → tools/list, npx browser-coordinator', `Playwright MCP through npx ${ms(npm.playwright)}`, ms(npm.npx), `${over(npm.npx)} over the bare binary; ${(npm.playwright / npm.npx).toFixed(1)}× faster than the anchor`, '(context)', true);
 
-  // One coordinator with a running browser for the CDP figures; "straight"
-  // is the same browser's own port, from its DevToolsActivePort.
+  // One coordinator with a running browser (on its pipe) for the CDP
+  // figures; "straight" is a second Chromium with exactly the same command
+  // line but a debugging port instead of the pipe, reached without the
+  // coordinator: what a client of a port-launched browser has.
   const stateDir = path.join(work, 'cdp');
   const coord = await startCoordinator({ stateDir, cwd: work });
   const st = (await call(coord.client, 'coordinator_launch_browser', { url: `${pages.url}/noise` })).structuredContent;
-  const profiles = path.join(stateDir, 'profiles');
-  const profile = path.join(profiles, fs.readdirSync(profiles)[0]);
-  const straight = `http://127.0.0.1:${fs.readFileSync(path.join(profile, 'DevToolsActivePort'), 'utf8').split('\n')[0]}`;
-  const pageURL = async (base) => (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise')).webSocketDebuggerUrl;
-  const viaProxy = await cdp(await pageURL(st.cdpEndpoint));
+  const [{ cdpEndpoint }] = readStates(stateDir); // with its secret; the status shows it redacted
+  const argv = fs.readFileSync(`/proc/${st.browser.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const ours = argv.slice(argv.indexOf('--remote-debugging-pipe'));
+  // Chromium keeps its first URL off /proc/PID/cmdline: give it again.
+  const portArgs = [...ours.map((a) => (a === '--remote-debugging-pipe' ? '--remote-debugging-port=0' : a)), `${pages.url}/noise`];
+  const straightBrowser = await spawnWithPort(browser, portArgs, path.join(work, 'straight'));
+  const straight = `http://127.0.0.1:${straightBrowser.port}`;
+  const pageURL = async (base) => {
+    for (let i = 0; i < 200; i++) { // a browser just started may still be loading its first page
+      const page = (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise'));
+      if (page) return page.webSocketDebuggerUrl;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no /noise page at ${base}`);
+  };
+  const viaProxy = await cdp(await pageURL(cdpEndpoint));
   const direct = await cdp(await pageURL(straight));
 
   progress('CDP round trips ...');
@@ -155,7 +171,7 @@ try {
 
   progress('Playwright MCP tool calls ...');
   const pwDirect = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', straight], { cwd: work });
-  const pwProxy = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', st.cdpEndpoint], { cwd: work });
+  const pwProxy = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', cdpEndpoint], { cwd: work });
   const pwEval = (c) => () => call(c.client, 'browser_evaluate', { function: '() => 1 + 1' });
   await alternate(10, pwEval(pwDirect), pwEval(pwProxy));
   const [ed, ep] = await alternate(reps(300, 30), pwEval(pwDirect), pwEval(pwProxy));
@@ -176,7 +192,7 @@ try {
 
   progress('bulk transfer ...');
   const size = 64 << 20;
-  await direct.call('Runtime.evaluate', { expression: `window.big = 'x'.repeat(${size}); 0` });
+  for (const c of [direct, viaProxy]) await c.call('Runtime.evaluate', { expression: `window.big = 'x'.repeat(${size}); 0` });
   const bulk = (c) => () => c.call('Runtime.evaluate', { expression: 'window.big', returnByValue: true });
   await bulk(direct)(); await bulk(viaProxy)();
   const [bd, bp] = await alternate(reps(10, 3), bulk(direct), bulk(viaProxy));
@@ -184,38 +200,43 @@ try {
   row('bulk transfer (64 MiB answers)', `${rate(bd).toFixed(0)} MB/s`, `${rate(bp).toFixed(0)} MB/s`, `${(rate(bp) / rate(bd)).toFixed(3)}×`, '≥ 0.95×', rate(bp) / rate(bd) >= 0.95);
   viaProxy.close();
   direct.close();
+  await straightBrowser.stop();
 
   progress('wrap wake-up ...');
   const stateFile = JSON.parse(fs.readFileSync(st.stateFile, 'utf8'));
   const wakes = [];
   for (let i = 0; i < reps(10, 3); i++) {
     const dir = path.join(work, `wrap-${i}`);
-    fs.mkdirSync(dir);
+    fs.mkdirSync(dir, { mode: 0o700 }); // wrap reads only a private state folder
     const child = spawn(binaryPath(), ['wrap', '--', 'date', '+%s%N'], { cwd: work, env: { ...process.env, BROWSER_COORDINATOR_STATE_DIR: dir } });
-    let out = '';
+    let out = '', err = '';
     child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
     await new Promise((r) => setTimeout(r, 300)); // wrap is watching by now
+    // The running coordinator's own state file (its pid is alive and ours),
+    // written as the coordinator writes it: private, then renamed into place.
     const tmp = path.join(dir, '.x.json.tmp');
-    fs.writeFileSync(tmp, JSON.stringify({ ...stateFile, workspace: work }));
+    fs.writeFileSync(tmp, JSON.stringify({ ...stateFile, workspace: work }), { mode: 0o600 });
     fs.renameSync(tmp, path.join(dir, 'x.json'));
     const written = BigInt(Date.now()) * 1000000n + BigInt(Math.round((performance.now() % 1) * 1e6));
     await new Promise((r) => child.once('exit', r));
+    if (!/^\d+$/.test(out.trim())) throw new Error(`wrap did not start its child: ${err.trim() || out.trim()}`);
     wakes.push(Number(BigInt(out.trim()) - written) / 1e6);
   }
   const wk = median(wakes);
   row('wrap wake-up after the state file appears', '-', ms(wk), '-', '≤ 20 ms', wk <= 20);
 
-  // The direct launch uses exactly the coordinator's command line.
-  const argv = fs.readFileSync(`/proc/${st.browser.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  const ours = argv.slice(argv.indexOf('--remote-debugging-port=0'));
   await coord.close();
 
   progress('lazy launch ...');
   const own = [], lazy = [];
   for (let i = 0; i < reps(7, 3); i++) {
+    // Chromium's own: the coordinator's command line, spawned and asked
+    // Browser.getVersion on its pipe by hand.
     own.push(await spawnToReady(browser, ours, path.join(work, `p${i}`)));
     const c = await startCoordinator({ stateDir: path.join(work, `lazy-${i}`), cwd: work });
-    const endpoint = (await call(c.client, 'coordinator_status')).structuredContent.cdpEndpoint;
+    await call(c.client, 'coordinator_status');
+    const [{ cdpEndpoint: endpoint }] = readStates(path.join(work, `lazy-${i}`));
     const t = performance.now();
     await (await fetch(`${endpoint}/json/version`)).json();
     lazy.push(performance.now() - t);
@@ -279,7 +300,7 @@ async function tierSwitch(n) {
     const watcher = fs.watch(stateDir, check);
     check();
   });
-  const portFile = path.join(tmp, 'vscode-cdp-port');
+  const portFile = path.join(stateDir, 'vscode-cdp-port'); // where the extension writes it on Linux
   const toTier2 = [], toTier1 = [];
   for (let i = 0; i < n; i++) {
     let switched = until((f) => f.backend === 'tier2' && f.state === 'running');
@@ -299,11 +320,33 @@ async function tierSwitch(n) {
 
 // Chromium with the coordinator's own flags (a fresh profile), timed from
 // spawn to /json/version answering: what the launcher waits for.
+/** Spawns Chromium with args (a --remote-debugging-pipe among them) and times spawn → Browser.getVersion answered on the pipe. */
 async function spawnToReady(exe, args, profile) {
   fs.mkdirSync(path.join(profile, 't'), { recursive: true });
   args = args.map((a) => (a.startsWith('--user-data-dir=') ? `--user-data-dir=${profile}` : a));
   const t = performance.now();
-  const p = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(profile, 't') } });
+  // fd 3: the browser reads our commands; fd 4: it writes its answers.
+  const p = spawn(exe, args, { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: path.join(profile, 't') } });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    p.stdio[4].on('data', (d) => {
+      out += d;
+      if (out.includes('\0')) resolve();
+    });
+    p.once('exit', () => reject(new Error('chromium exited before it answered on its pipe')));
+    p.stdio[3].write(`${JSON.stringify({ id: 1, method: 'Browser.getVersion' })}\0`);
+  });
+  const took = performance.now() - t;
+  p.kill('SIGKILL');
+  await new Promise((r) => p.once('exit', r));
+  return took;
+}
+
+/** Starts Chromium with args (a --remote-debugging-port=0 among them); resolves to { port, stop() }. */
+async function spawnWithPort(exe, args, profile) {
+  fs.mkdirSync(path.join(profile, 't'), { recursive: true });
+  args = args.map((a) => (a.startsWith('--user-data-dir=') ? `--user-data-dir=${profile}` : a));
+  const p = spawn(exe, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, TMPDIR: path.join(profile, 't') }, detached: true });
   const port = await new Promise((resolve, reject) => {
     let err = '';
     p.stderr.on('data', (d) => {
@@ -314,10 +357,13 @@ async function spawnToReady(exe, args, profile) {
     p.once('exit', () => reject(new Error(`chromium exited: ${err}`)));
   });
   await (await fetch(`http://127.0.0.1:${port}/json/version`)).json();
-  const took = performance.now() - t;
-  p.kill('SIGKILL');
-  await new Promise((r) => p.once('exit', r));
-  return took;
+  return {
+    port,
+    stop: async () => {
+      process.kill(-p.pid, 'SIGKILL');
+      await new Promise((r) => (p.exitCode !== null || p.signalCode !== null ? r() : p.once('exit', r)));
+    },
+  };
 }
 
 console.log(`\n${quick ? '(BENCH_QUICK: fewer iterations)\n' : ''}`);

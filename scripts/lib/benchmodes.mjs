@@ -7,6 +7,7 @@ import path from 'node:path';
 import { connect, startCoordinator, call } from './mcp.mjs';
 import { binaryPath, childMCPs } from './paths.mjs';
 import { startHTTPCoordinator, initializeBody } from './httpmcp.mjs';
+import { readStates } from './statefiles.mjs';
 
 const rss = (pid) => Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) * 1024;
 
@@ -23,7 +24,7 @@ export async function singleEntryCall({ work, pages, n, alternate }) {
   const se = await startCoordinator({ stateDir: path.join(work, 'se'), cwd: work, args: ['--mcp', ...childMCPs.playwright] });
   try {
     await call(se.client, 'browser_navigate', { url: `${pages.url}/` }); // launches the browser
-    const endpoint = (await call(se.client, 'coordinator_status')).structuredContent.cdpEndpoint;
+    const [{ cdpEndpoint: endpoint }] = readStates(path.join(work, 'se')); // with its secret
     const direct = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', endpoint], { cwd: work });
     try {
       await call(direct.client, 'browser_navigate', { url: `${pages.url}/` });
