@@ -21,7 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// serveFlags are serve's flags, as ../shared/DESIGN.md names them.
+// serveFlags are serve's flags, as the README's flag table names them.
 type serveFlags struct {
 	browser     string
 	browserPath string
