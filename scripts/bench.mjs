@@ -30,6 +30,7 @@ import { buildSidecar, requireGo } from './lib/build.mjs';
 import { binaryPath, childMCPs } from './lib/paths.mjs';
 import { pageToolsBenchmarks } from './lib/benchpagetools.mjs';
 import { readStates } from './lib/statefiles.mjs';
+import { npmStart, startToToolsList } from './lib/benchnpm.mjs';
 
 ensureNpmDeps();
 requireGo();
@@ -53,39 +54,6 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
 const progress = (m) => process.stderr.write(`${m}\n`);
 const row = (metric, direct, coordinator, ratio, goal, met) => rows.push({ metric, direct, coordinator, ratio, goal, met });
-
-function rssMB(pid) {
-  return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024;
-}
-
-/** Spawns an MCP server and times spawn → initialize → tools/list answered, with a minimal JSON-RPC client. */
-async function startToToolsList(cmd, args, env = {}) {
-  const t = performance.now();
-  const p = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'], cwd: work, env: { ...process.env, ...env } });
-  let buf = '';
-  const answered = (id) => new Promise((resolve, reject) => {
-    const check = () => {
-      for (const line of buf.split('\n')) {
-        if (line.startsWith('{') && JSON.parse(line).id === id) return resolve();
-      }
-    };
-    p.stdout.on('data', (d) => { buf += d; check(); });
-    p.once('exit', () => reject(new Error(`${cmd} exited`)));
-  });
-  const send = (m) => p.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
-  send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } });
-  await answered(1);
-  send({ method: 'notifications/initialized' });
-  send({ id: 2, method: 'tools/list' });
-  await answered(2);
-  const took = performance.now() - t;
-  await new Promise((r) => setTimeout(r, 300)); // idle
-  const rss = rssMB(p.pid);
-  p.stdin.end();
-  p.kill();
-  await new Promise((r) => p.once('exit', r));
-  return { took, rss };
-}
 
 /** A minimal CDP client on one WebSocket. */
 function cdp(url) {
@@ -123,8 +91,8 @@ try {
   progress('MCP start → tools/list, idle memory ...');
   const coordRuns = [], pwRuns = [];
   for (let i = 0; i < reps(10, 3); i++) {
-    coordRuns.push(await startToToolsList(binaryPath(), [], { BROWSER_COORDINATOR_STATE_DIR: path.join(work, 'start') }));
-    pwRuns.push(await startToToolsList(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', 'http://127.0.0.1:9']));
+    coordRuns.push(await startToToolsList(binaryPath(), [], { cwd: work, env: { BROWSER_COORDINATOR_STATE_DIR: path.join(work, 'start') }, idleRSS: true }));
+    pwRuns.push(await startToToolsList(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', 'http://127.0.0.1:9'], { cwd: work, idleRSS: true }));
   }
   const cs = median(coordRuns.map((r) => r.took)), ps = median(pwRuns.map((r) => r.took));
   const cr = median(coordRuns.map((r) => r.rss)), pr = median(pwRuns.map((r) => r.rss));
@@ -132,7 +100,7 @@ try {
   row('idle RSS', `Playwright MCP ${pr.toFixed(0)} MB`, `${cr.toFixed(1)} MB`, `${(pr / cr).toFixed(1)}× less`, '≤ 20 MB', cr <= 20);
 
   progress('npm package: start → tools/list ...');
-  const npm = await (await import('./lib/benchnpm.mjs')).npmStart({ work, n: reps(20, 5) });
+  const npm = await npmStart({ work, n: reps(20, 5) });
   const over = (x) => `${x >= npm.bare ? '+' : ''}${(x - npm.bare).toFixed(1)} ms`;
   row(`npm package: start → tools/list, installed command (${npm.native ? 'the binary itself after its first run' : 'STILL the JS launcher'})`, `bare binary ${ms(npm.bare)}`, ms(npm.installed), over(npm.installed), '≤ +5 ms', npm.native && npm.installed - npm.bare <= 5);
   row('npm package: start → tools/list, JS launcher (node, before the first run)', `bare binary ${ms(npm.bare)}`, ms(npm.launcher), over(npm.launcher), '(context)', true);

@@ -9,8 +9,12 @@ import path from 'node:path';
 import { hostTarget, root } from './paths.mjs';
 import { installOffline, packNpm } from './npmpkg.mjs';
 
-/** Spawns an MCP server; resolves to the ms from spawn to tools/list answered (raw JSON-RPC, no SDK). */
-export async function startToToolsList(cmd, args, { cwd, env = {} } = {}) {
+/**
+ * Spawns an MCP server; resolves to the ms from spawn to tools/list answered
+ * (raw JSON-RPC, no SDK), or with idleRSS to { took, rss }: its resident
+ * memory in MB once it has been idle for 300 ms.
+ */
+export async function startToToolsList(cmd, args, { cwd, env = {}, idleRSS = false } = {}) {
   const t = performance.now();
   const p = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'], cwd, env: { ...process.env, ...env } });
   const exited = new Promise((resolve) => p.once('exit', resolve));
@@ -31,10 +35,15 @@ export async function startToToolsList(cmd, args, { cwd, env = {} } = {}) {
   send({ id: 2, method: 'tools/list' });
   await answered(2);
   const took = performance.now() - t;
+  let rss;
+  if (idleRSS) {
+    await new Promise((r) => setTimeout(r, 300));
+    rss = Number(fs.readFileSync(`/proc/${p.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)[1]) / 1024;
+  }
   p.stdin.end();
   p.kill();
   await exited;
-  return took;
+  return idleRSS ? { took, rss } : took;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -38,6 +38,11 @@ export function startPageServer({ host = '127.0.0.1' } = {}) {
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
   });
+  return listen(server, host);
+}
+
+/** Listens with server on a free port of host; resolves to { url, close }. */
+export function listen(server, host) {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, host, () => {

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { listen } from './pageserver.mjs';
 import { root } from './paths.mjs';
 
 export const siteDir = path.join(root, 'scripts', 'fixtures', 'site');
@@ -34,14 +35,5 @@ export function startSiteServer({ host = '127.0.0.1' } = {}) {
     if (req.method === 'HEAD') res.end();
     else fs.createReadStream(file).pipe(res);
   });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const { port } = server.address();
-      resolve({
-        url: `http://${host}:${port}`,
-        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
-      });
-    });
-  });
+  return listen(server, host);
 }

@@ -13,26 +13,14 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/tidwall/gjson"
 )
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// pipeBrowser launches a real headless Chromium on its pipe.
-func pipeBrowser(t *testing.T) *launcher.Browser {
-	t.Helper()
-	root, err := os.MkdirTemp("", "cdp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
-	if err != nil {
-		os.RemoveAll(root)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
-	return b
-}
+// pipeBrowser launches a real headless Chromium on its pipe, as the coordinator does.
+func pipeBrowser(t *testing.T) *launcher.Browser { return testbrowser.OnPipe(t) }
 
 // client is a peer as a proxy client sees it: raw messages in, raw out.
 type client struct {

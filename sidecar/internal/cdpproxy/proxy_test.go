@@ -26,22 +26,8 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
-// browser launches a real headless Chromium on its pipe, as the
-// coordinator does.
-func browser(t *testing.T) *launcher.Browser {
-	t.Helper()
-	root, err := os.MkdirTemp("", "px")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := launcher.Launch(context.Background(), launcher.Options{Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root})
-	if err != nil {
-		os.RemoveAll(root)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
-	return b
-}
+// browser launches a real headless Chromium on its pipe, as the coordinator does.
+func browser(t *testing.T) *launcher.Browser { return testbrowser.OnPipe(t) }
 
 func backendOf(b *launcher.Browser) Backend { return Backend{Conn: b.Conn, Version: b.Version} }
 

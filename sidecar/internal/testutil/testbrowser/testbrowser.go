@@ -1,8 +1,9 @@
 // Package testbrowser starts real headless Chromiums for the tests of the
-// packages above the launcher: a browser the code under test did not start
-// (one to attach to, or one standing in for VS Code), so one that listens on
-// a loopback port, as such browsers do. It lives apart from testutil because
-// the launcher's own tests use testutil.
+// packages above the launcher: one on its pipe, as the coordinator launches
+// it (OnPipe), or one the code under test did not start (one to attach to,
+// or one standing in for VS Code), so one that listens on a loopback port,
+// as such browsers do (Launch). It lives apart from testutil because the
+// launcher's own tests use testutil.
 package testbrowser
 
 import (
@@ -28,25 +29,36 @@ type Browser struct {
 // Addr is "127.0.0.1:PORT".
 func (b *Browser) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(b.Port)) }
 
+// OnPipe starts a headless Chromium on its pipe, as the coordinator does;
+// it is stopped and its profile removed when the test ends.
+func OnPipe(t testing.TB) *launcher.Browser {
+	t.Helper()
+	return launch(t, launcher.Options{Path: testutil.BrowserPath(t), Headless: true})
+}
+
+func launch(t testing.TB, o launcher.Options) *launcher.Browser {
+	t.Helper()
+	root, err := os.MkdirTemp("", "tb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ProfileRoot = root
+	b, err := launcher.Launch(context.Background(), o)
+	if err != nil {
+		os.RemoveAll(root)
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
+	return b
+}
+
 // Launch starts a headless Chromium on url ("" for a blank page) with a
 // profile of its own below TMPDIR and a debugging port. When the test ends
 // its whole process group is stopped and reaped, and only then is the
 // profile removed, so no helper writes into it afterwards.
 func Launch(t testing.TB, url string) *Browser {
 	t.Helper()
-	root, err := os.MkdirTemp("", "tb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := launcher.Launch(context.Background(), launcher.Options{
-		Path: testutil.BrowserPath(t), Headless: true, ProfileRoot: root, URL: url,
-		Args: []string{"--remote-debugging-port=0"},
-	})
-	if err != nil {
-		os.RemoveAll(root)
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Stop(context.Background()); os.RemoveAll(root) })
+	b := launch(t, launcher.Options{Path: testutil.BrowserPath(t), Headless: true, URL: url, Args: []string{"--remote-debugging-port=0"}})
 	// Chromium writes its port next to the profile soon after it answers.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
