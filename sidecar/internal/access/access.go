@@ -57,6 +57,13 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return r.Message }
 
+// Refuse answers a refused request and closes its connection, so that a
+// client refused never holds one of the surface's connection slots.
+func Refuse(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, status)
+}
+
 // Check applies the rules to r; nil lets it through.
 func (c Checker) Check(r *http.Request) *Refusal {
 	if ref := CheckHost(r); ref != nil {

@@ -160,7 +160,7 @@ func Listen(cfg Config) (*Proxy, error) {
 	p.serving.Add(1)
 	go func() {
 		defer p.serving.Done()
-		if err := p.srv.Serve(access.LimitListener(ln, maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := p.srv.Serve(access.LimitListener(access.OwnUser(ln, log), maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("CDP proxy stopped", "err", err)
 		}
 	}()
@@ -240,7 +240,7 @@ func (p *Proxy) Connections() int {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ref := (access.Checker{Origins: access.SameOrigin, Port: p.port}).Check(r); ref != nil {
 		p.log.Warn("refused a CDP proxy request", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr, "reason", ref.Message)
-		http.Error(w, ref.Message, ref.Status)
+		access.Refuse(w, ref.Status, ref.Message)
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, "/coordinator/") {
@@ -256,8 +256,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path, ok := p.authorize(r.URL.Path)
 	if !ok {
 		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "remote", r.RemoteAddr)
-		http.Error(w, "browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives (the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap); "+
-			"a hand-written setup can start the coordinator with --proxy-auth off", http.StatusUnauthorized)
+		access.Refuse(w, http.StatusUnauthorized, "browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives (the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap); "+
+			"a hand-written setup can start the coordinator with --proxy-auth off")
 		return
 	}
 	switch {
@@ -323,14 +323,12 @@ func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) 
 	return b, true
 }
 
-// proxyHost is the host:port clients reach the proxy by, as they wrote it,
-// and the path prefix that carries the secret.
-func (p *Proxy) proxyHost(r *http.Request) string {
-	host := "127.0.0.1:" + strconv.Itoa(p.port)
-	if _, _, err := net.SplitHostPort(r.Host); err == nil {
-		host = r.Host
-	}
-	return host + p.prefix()
+// proxyHost is where the URLs handed to clients point: the address the
+// proxy listens on, whatever name the client used ("localhost" may resolve
+// to ::1 first on some systems, where another user could listen on the same
+// port), and the path prefix that carries the secret.
+func (p *Proxy) proxyHost(*http.Request) string {
+	return "127.0.0.1:" + strconv.Itoa(p.port) + p.prefix()
 }
 
 // changedSince: the backend was dropped since gen, while r still waits.

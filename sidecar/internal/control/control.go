@@ -44,6 +44,7 @@ type handler struct {
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !access.BearerIs(r, h.token) {
+		w.Header().Set("Connection", "close") // a refused client keeps no connection slot
 		w.Header().Set("WWW-Authenticate", `Bearer realm="browser-coordinator"`)
 		writeError(w, http.StatusUnauthorized, errors.New("missing or wrong bearer token: send Authorization: Bearer <controlToken> from the coordinator's state file"), nil)
 		return

@@ -83,8 +83,13 @@ func (c *Coordinator) listen() (*cdpproxy.Proxy, error) {
 	}
 	p, err := cdpproxy.Listen(cdpproxy.Config{Port: want.Port, Resolver: c, Secret: secret, Logger: c.log})
 	if errors.Is(err, cdpproxy.ErrPortInUse) && c.cfg.ProxyPort == 0 && ok {
-		c.log.Info("this folder's port from last time is taken; the endpoint changes", "port", want.Port)
-		want.Port = 0
+		// Whoever holds the port now may have been sent the old secret by a
+		// client that kept the endpoint: the secret changes too.
+		c.log.Info("this folder's port from last time is taken; the endpoint changes (a new port and secret)", "port", want.Port)
+		want.Port, want.Secret = 0, newSecret()
+		if secret != "" {
+			secret = want.Secret
+		}
 		p, err = cdpproxy.Listen(cdpproxy.Config{Resolver: c, Secret: secret, Logger: c.log})
 	}
 	if err != nil {

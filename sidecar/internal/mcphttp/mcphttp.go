@@ -158,7 +158,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(access.LimitListener(ln, MaxConns)) }()
+	go func() { served <- hs.Serve(access.LimitListener(access.OwnUser(ln, s.log), MaxConns)) }()
 	select {
 	case err := <-served:
 		return err
@@ -296,7 +296,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.log.Warn("refused an HTTP request", "status", status, "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr, "reason", msg)
-	http.Error(w, msg, status)
+	access.Refuse(w, status, msg)
 }
 
 // knownSession answers 404 for a session id that is not (or no longer)

@@ -24,7 +24,9 @@ func xdgBase(getenv func(string) string, home func() (string, error)) string {
 	if h, err := home(); err == nil && h != "" {
 		return filepath.Join(h, ".local", "state")
 	}
-	return filepath.Join(os.TempDir(), "uid-"+uidString()) // no home at all: still per user
+	// No home at all: still per user, and userfile.CheckDir refuses it
+	// when another user made (or can swap) a folder on its way.
+	return filepath.Join(os.TempDir(), "uid-"+uidString())
 }
 
 // darwinBase: macOS gives every user a private $TMPDIR (/var/folders/…, mode 0700).

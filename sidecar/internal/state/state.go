@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -83,7 +84,23 @@ const DirName = "browser-coordinator"
 // $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder no other user can
 // create first (see userBase: never a predictable name in a shared /tmp).
 func DefaultDir(flag string) string {
-	return dirFrom(flag, os.Getenv, os.UserHomeDir)
+	return dirFrom(flag, os.Getenv, homeDir)
+}
+
+// homeDir is $HOME, else the home folder the system's user database names
+// (a service started without HOME still has one).
+func homeDir() (string, error) {
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return h, nil
+	}
+	u, err := user.Current()
+	if err != nil {
+		return "", err
+	}
+	if u.HomeDir == "" {
+		return "", errors.New("no home folder")
+	}
+	return u.HomeDir, nil
 }
 
 func dirFrom(flag string, getenv func(string) string, home func() (string, error)) string {

@@ -64,7 +64,23 @@ func CheckDir(dir string) error {
 		return fmt.Errorf("%w: the folder %s %s: another local user could plant or swap the coordinator's files there; "+
 			"use a folder of your own (chmod 700 %s, or another folder)", ErrNotTrusted, dir, why, dir)
 	}
+	// A folder of ours inside another user's folder (or one that others may
+	// write without the sticky bit) can be renamed away and replaced.
+	for _, p := range []string{dir, resolved(dir)} {
+		if above, why := unsafeAncestor(p); why != "" {
+			return fmt.Errorf("%w: the folder %s is inside %s, which %s: another local user could swap the folder; "+
+				"use a folder whose parents are yours or root's", ErrNotTrusted, dir, above, why)
+		}
+	}
 	return nil
+}
+
+// resolved is dir with its links followed (dir itself when that fails).
+func resolved(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
 }
 
 // Read returns the content of a regular file of this user that passes

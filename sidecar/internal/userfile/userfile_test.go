@@ -40,7 +40,7 @@ func TestCheckDir(t *testing.T) {
 		{"readable by others", 0o755, ""},
 		{"group-writable", 0o770, "others may write it"},
 		{"world-writable", 0o777, "others may write it"},
-		{"sticky and world-writable like the temp folder", 0o1777, "others may write it"},
+		{"sticky and world-writable like the temp folder", os.ModeSticky | 0o777, "others may write it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckDir(mk(strings.ReplaceAll(tc.name, " ", "-"), tc.mode))
@@ -60,6 +60,56 @@ func TestCheckDir(t *testing.T) {
 		}
 		if err := EnsureDir(d); err == nil {
 			t.Fatal("EnsureDir accepted another user's folder")
+		}
+	})
+}
+
+// A folder of ours is only as safe as the folders above it: one that others
+// may write (without the sticky bit), or another user's, lets them rename
+// ours away and put theirs in its place.
+func TestCheckDirLooksAbove(t *testing.T) {
+	parent := func(mode os.FileMode) string {
+		p := filepath.Join(t.TempDir(), "parent")
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ours := func(p string) string {
+		d := filepath.Join(p, "browser-coordinator")
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if err := CheckDir(ours(parent(0o777))); err == nil || !strings.Contains(err.Error(), "no sticky bit") {
+		t.Fatalf("inside a world-writable folder: %v", err)
+	}
+	if err := CheckDir(ours(parent(os.ModeSticky | 0o777))); err != nil {
+		t.Fatalf("inside a sticky folder like /tmp: %v", err)
+	}
+	// Reached through a link from a safe place, the real place counts.
+	p := parent(0o777)
+	real := ours(p)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(link); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("through a link: %v", err)
+	}
+	t.Run("inside another user's folder", func(t *testing.T) {
+		uid := otherUID(t)
+		p := parent(0o755)
+		d := ours(p)
+		if err := os.Chown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckDir(d); err == nil || !strings.Contains(err.Error(), "belongs to uid 65534") {
+			t.Fatalf("%v", err)
 		}
 	})
 }

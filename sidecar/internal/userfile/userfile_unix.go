@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -41,4 +42,31 @@ func openNoFollow(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// unsafeAncestor finds a folder above path that another user could use to
+// swap path: one owned by neither this user nor root, or one that others
+// may write and that lacks the sticky bit (/tmp has it: there only an
+// entry's owner may rename it).
+func unsafeAncestor(path string) (string, string) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", ""
+	}
+	me := os.Geteuid()
+	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return p, err.Error()
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != me && sys.Uid != 0 {
+			return p, fmt.Sprintf("belongs to uid %d", sys.Uid)
+		}
+		if st.Mode().Perm()&0o022 != 0 && st.Mode()&fs.ModeSticky == 0 {
+			return p, fmt.Sprintf("others may write (mode %04o, no sticky bit)", st.Mode().Perm())
+		}
+		if p == filepath.Dir(p) {
+			return "", ""
+		}
+	}
 }
