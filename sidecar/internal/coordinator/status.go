@@ -15,23 +15,26 @@ import (
 // report it. The CDP endpoint is shown with its secret left out: the state
 // file (mode 0600) is where a program of this user finds it.
 type Status struct {
-	State       State          `json:"state"`
-	Backend     string         `json:"backend"`
-	Browser     *state.Browser `json:"browser,omitempty"`
-	ProxyPort   int            `json:"proxyPort"`
-	CDPEndpoint string         `json:"cdpEndpoint"`
-	WSEndpoint  string         `json:"wsEndpoint"`
-	CurrentURL  string         `json:"currentUrl,omitempty"`
-	Connections int            `json:"connections"`
-	LastError   string         `json:"lastError,omitempty"`
-	Fallback    string         `json:"fallback,omitempty"`
-	PID         int            `json:"pid"`
-	Workspace   string         `json:"workspace"`
-	StateFile   string         `json:"stateFile"`
-	StartedAt   time.Time      `json:"startedAt"`
-	Uptime      string         `json:"uptime"`
-	Version     string         `json:"version"`
-	VSCode      *VSCodeStatus  `json:"vscode,omitempty"`
+	State   State          `json:"state"`
+	Backend string         `json:"backend"`
+	Browser *state.Browser `json:"browser,omitempty"`
+	// Everyday says what is connected of the user's own browser (backend
+	// everyday, running).
+	Everyday    *state.Everyday `json:"everyday,omitempty"`
+	ProxyPort   int             `json:"proxyPort"`
+	CDPEndpoint string          `json:"cdpEndpoint"`
+	WSEndpoint  string          `json:"wsEndpoint"`
+	CurrentURL  string          `json:"currentUrl,omitempty"`
+	Connections int             `json:"connections"`
+	LastError   string          `json:"lastError,omitempty"`
+	Fallback    string          `json:"fallback,omitempty"`
+	PID         int             `json:"pid"`
+	Workspace   string          `json:"workspace"`
+	StateFile   string          `json:"stateFile"`
+	StartedAt   time.Time       `json:"startedAt"`
+	Uptime      string          `json:"uptime"`
+	Version     string          `json:"version"`
+	VSCode      *VSCodeStatus   `json:"vscode,omitempty"`
 }
 
 // Status reports where the coordinator is.
@@ -72,6 +75,12 @@ func (c *Coordinator) Status() Status {
 		}
 		s.Browser = &b
 	}
+	if m.cur != nil && m.cur.conn != nil && m.cur.conn.Everyday != nil {
+		// Outside the machine's lock (read copied it): the everyday
+		// connection has a lock of its own.
+		b, e := m.cur.conn.Everyday()
+		s.Browser, s.Everyday = &b, e
+	}
 	return s
 }
 
@@ -90,6 +99,7 @@ func (c *Coordinator) stateFile(s Status) state.File {
 		WSEndpoint:   c.proxy.WSEndpoint(),
 		Backend:      s.Backend,
 		Browser:      s.Browser,
+		Everyday:     s.Everyday,
 		State:        string(s.State),
 		CurrentURL:   s.CurrentURL,
 		Workspace:    s.Workspace,
