@@ -35,11 +35,12 @@ export function hostPids(stateDir) {
 
 /**
  * Starts the user's browser on about:blank, then opens urls as the user's
- * tabs. profileRoot is where its profile goes (removed by stop()).
+ * tabs. profileRoot is where its profile goes (removed by stop()); args are
+ * more command-line flags (a benchmark adds --remote-debugging-port=0).
  * Resolves to a handle: { pid, profile, call, targets, hasPage, evalIn,
  * share, stopServiceWorker, stop }.
  */
-export async function startUserBrowser({ stateDir, profileRoot, urls = [] }) {
+export async function startUserBrowser({ stateDir, profileRoot, urls = [], args: extra = [] }) {
   const exe = findBrowser();
   if (!exe) throw new Error(installAdvice);
   if (!fs.existsSync(path.join(unpackedDir, 'background.js'))) {
@@ -52,7 +53,7 @@ export async function startUserBrowser({ stateDir, profileRoot, urls = [] }) {
   fs.mkdirSync(tmp);
   const args = ['--headless=new', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', `--user-data-dir=${profile}`, `--load-extension=${unpackedDir}`, `--disable-extensions-except=${unpackedDir}`,
-    '--remote-debugging-pipe', 'about:blank'];
+    '--remote-debugging-pipe', ...extra, 'about:blank'];
   if (process.getuid?.() === 0) args.unshift('--no-sandbox');
   const proc = spawn(exe, args, {
     stdio: ['ignore', 'ignore', process.env.BROWSER_COORDINATOR_DEBUG ? 'inherit' : 'ignore', 'pipe', 'pipe'],
