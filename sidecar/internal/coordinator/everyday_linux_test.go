@@ -184,7 +184,17 @@ loaded:
 		t.Fatalf("a proxy client sees %s", seen)
 	}
 
-	// Stop lets go: the agent's tab closes, the session ends, the user's tabs and browser stay.
+	// A tab the agent opened that the user keeps (the popup's "Keep this tab").
+	kept := srv.URL + "/kept"
+	if _, err := c.OpenTab(ctx, kept, false); err != nil {
+		t.Fatal(err)
+	}
+	user.Keep(kept)
+	if err := c.CloseTab(ctx, tabURLs(t, c)[kept]); err == nil || !strings.Contains(err.Error(), "not opened by the agent") {
+		t.Fatalf("closing a kept tab: %v", err)
+	}
+
+	// Stop lets go: the agent's tab closes, the session ends, the user's tabs, the kept one and the browser stay.
 	if s, _ := c.Stop(ctx); s.State != Stopped || s.Everyday != nil {
 		t.Fatalf("after stop: %+v", s)
 	}
@@ -199,22 +209,20 @@ loaded:
 		}
 		user.WaitEvent(200*time.Millisecond, "Target.targetDestroyed")
 	}
-	if !user.HasTarget(userbrowser.IsPage(private)) || !user.HasTarget(userbrowser.IsPage(shared)) || !user.Alive() {
+	if !user.HasTarget(userbrowser.IsPage(private)) || !user.HasTarget(userbrowser.IsPage(shared)) || !user.HasTarget(userbrowser.IsPage(kept)) || !user.Alive() {
 		t.Fatalf("the user's tabs or browser went: %+v", user.Targets())
 	}
 
-	// Restart reconnects: the shared tab is there again.
+	// Restart reconnects: the shared tab and the kept one are there again.
 	if s, err := c.Restart(ctx); err != nil || s.State != Running || s.Everyday == nil || !s.Everyday.Connected {
 		t.Fatalf("restart: %+v %v", s, err)
 	}
-	waitStatus(t, c, "the shared tab back", func(s Status) bool { return s.Everyday != nil && s.Everyday.Tabs == 1 })
+	waitStatus(t, c, "the shared tabs back", func(s Status) bool { return s.Everyday != nil && s.Everyday.Tabs == 2 })
 
 	// The coordinator's exit lets go too; the browser and the user's tabs stay.
-	kept, err := c.OpenTab(ctx, srv.URL+"/closes-at-exit", false)
-	if err != nil {
+	if _, err := c.OpenTab(ctx, srv.URL+"/closes-at-exit", false); err != nil {
 		t.Fatal(err)
 	}
-	_ = kept
 	if err := c.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -357,6 +357,18 @@ func (b *Browser) Share(url, folder string) {
 	})()`, url, url, folder))
 }
 
+// Keep does what "Keep this tab" in the popup does for the agent's tab at url.
+func (b *Browser) Keep(url string) {
+	b.t.Helper()
+	b.InExtension(fmt.Sprintf(`(async () => {
+		const [tab] = (await chrome.tabs.query({})).filter((t) => t.url === %q || t.pendingUrl === %q);
+		if (!tab) throw new Error('no tab at ' + %q);
+		const r = await chrome.runtime.sendMessage({ type: 'popup:keep', tabId: tab.id });
+		if (!r.ok) throw new Error(r.error);
+		return tab.id;
+	})()`, url, url, url))
+}
+
 // StopServiceWorker stops the extension's service worker, as the browser
 // does to an idle worker or a user on chrome://serviceworker-internals.
 func (b *Browser) StopServiceWorker() {
