@@ -16,6 +16,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/everyday"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
@@ -204,6 +205,11 @@ func (k everydayConnector) activePort(ctx context.Context, profile, typ string) 
 	port, path, err := launcher.ParseActivePort(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	// The browser may have quit and another local user taken its port: our
+	// clients, and what the agent types, must not go there.
+	if err := portowner.Mine(port); err != nil {
+		return nil, fmt.Errorf("%w: port %d named in %s %v; is the browser of this profile running, with remote debugging on?", ErrUnreachable, port, file, err)
 	}
 	url := "ws://127.0.0.1:" + strconv.Itoa(port) + path
 	// No handshake timeout of its own: the browser may hold the connection
