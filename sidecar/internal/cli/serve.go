@@ -134,7 +134,7 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 			if found, _ := d.Installed(ctx); len(found) > 0 {
 				detected = browsers.List(found)
 			}
-			return o, fmt.Errorf("--browser: %w; detected here: %s", err, detected)
+			return o, fmt.Errorf("--browser: %w, or everyday (your own browser, through the Browser Coordinator extension); detected here: %s", err, detected)
 		}
 		o.BrowserType = t
 	}

@@ -82,7 +82,7 @@ func (h *handlers) tools() []toolDef {
 			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, browsersSchema),
 			h.listBrowsers},
 		{newTool("coordinator_status", "Browser status",
-			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error. Does not start a browser.",
+			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error; with the everyday backend (the user's own browser), whether it is connected and how many of its tabs the agent sees. Does not start a browser.",
 			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
 			h.status},
 		{newTool("coordinator_launch_browser", "Launch or switch the browser",
