@@ -402,6 +402,7 @@ func TestUserClosesTabMidCall(t *testing.T) {
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
+	c.must("", "Target.setDiscoverTargets", map[string]any{"discover": true}) // the shared tab's arrival is an event
 	user.Share(srv.URL+"/doomed", "/work/proj")
 	var tid string
 	for tid == "" {
