@@ -151,8 +151,9 @@ type backend struct {
 	info     state.Browser
 	launched Options // what a launched browser was started with
 	pages    Pages
-	describe string          // for messages: "chromium (pid 42)", "VS Code's CDP port 41234"
-	changes  <-chan struct{} // a change status must show (nil: none)
+	describe string // for messages: "chromium (pid 42)", "VS Code's CDP port 41234"
+
+	changes <-chan struct{} // a change status must show (nil: none)
 
 	done    chan struct{} // closed when it goes away (on its own or not)
 	ended   chan struct{} // closed by shutdown: gone on purpose

@@ -75,6 +75,8 @@ type Config struct {
 	Launcher Launcher
 	// LaunchTimeout and StopTimeout tune the launcher; 0 means its defaults.
 	LaunchTimeout, StopTimeout time.Duration
+	Logger                     *slog.Logger
+
 	// EverydayProfile is the user's profile for the everyday browser
 	// (--browser everyday --user-data-dir): its DevToolsActivePort is the
 	// way in; "" chooses (see EverydaySource).
@@ -82,7 +84,6 @@ type Config struct {
 	// EverydayWait is how long a start of the everyday browser waits for
 	// the extension to connect; 0 means 10 s.
 	EverydayWait time.Duration
-	Logger       *slog.Logger
 }
 
 // Errors callers branch on.

@@ -15,26 +15,27 @@ import (
 // report it. The CDP endpoint is shown with its secret left out: the state
 // file (mode 0600) is where a program of this user finds it.
 type Status struct {
-	State   State          `json:"state"`
-	Backend string         `json:"backend"`
-	Browser *state.Browser `json:"browser,omitempty"`
+	State       State          `json:"state"`
+	Backend     string         `json:"backend"`
+	Browser     *state.Browser `json:"browser,omitempty"`
+	ProxyPort   int            `json:"proxyPort"`
+	CDPEndpoint string         `json:"cdpEndpoint"`
+	WSEndpoint  string         `json:"wsEndpoint"`
+	CurrentURL  string         `json:"currentUrl,omitempty"`
+	Connections int            `json:"connections"`
+	LastError   string         `json:"lastError,omitempty"`
+	Fallback    string         `json:"fallback,omitempty"`
+	PID         int            `json:"pid"`
+	Workspace   string         `json:"workspace"`
+	StateFile   string         `json:"stateFile"`
+	StartedAt   time.Time      `json:"startedAt"`
+	Uptime      string         `json:"uptime"`
+	Version     string         `json:"version"`
+	VSCode      *VSCodeStatus  `json:"vscode,omitempty"`
+
 	// Everyday says what is connected of the user's own browser (backend
 	// everyday, running).
-	Everyday    *state.Everyday `json:"everyday,omitempty"`
-	ProxyPort   int             `json:"proxyPort"`
-	CDPEndpoint string          `json:"cdpEndpoint"`
-	WSEndpoint  string          `json:"wsEndpoint"`
-	CurrentURL  string          `json:"currentUrl,omitempty"`
-	Connections int             `json:"connections"`
-	LastError   string          `json:"lastError,omitempty"`
-	Fallback    string          `json:"fallback,omitempty"`
-	PID         int             `json:"pid"`
-	Workspace   string          `json:"workspace"`
-	StateFile   string          `json:"stateFile"`
-	StartedAt   time.Time       `json:"startedAt"`
-	Uptime      string          `json:"uptime"`
-	Version     string          `json:"version"`
-	VSCode      *VSCodeStatus   `json:"vscode,omitempty"`
+	Everyday *state.Everyday `json:"everyday,omitempty"`
 }
 
 // Status reports where the coordinator is.
