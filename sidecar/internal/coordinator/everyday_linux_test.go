@@ -90,6 +90,40 @@ func evalOn(t *testing.T, s *TabSession, expr string) string {
 	return fmt.Sprint(r.Result.Value)
 }
 
+// attachAt attaches the coordinator's own session to a tab and waits until
+// the tab shows path (a new tab's first document is about:blank until its
+// URL commits); onEvent also gets the session's events.
+func attachAt(t *testing.T, c *Coordinator, tabID, path string, onEvent func(cdp.Message)) *TabSession {
+	t.Helper()
+	ctx := context.Background()
+	navigated := make(chan struct{}, 16)
+	s, err := c.AttachTab(ctx, tabID, func(m cdp.Message) {
+		if m.Method == "Page.frameNavigated" {
+			select {
+			case navigated <- struct{}{}:
+			default:
+			}
+		}
+		if onEvent != nil {
+			onEvent(m)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Call(ctx, "Page.enable", nil); err != nil {
+		t.Fatal(err)
+	}
+	for timeout := time.After(10 * time.Second); evalOn(t, s, "location.pathname + location.hash") != path; {
+		select {
+		case <-navigated:
+		case <-timeout:
+			t.Fatalf("tab %s never showed %s", tabID, path)
+		}
+	}
+	return s
+}
+
 func TestEverydayBackend(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	private, shared := srv.URL+"/private", srv.URL+"/shared"
@@ -132,21 +166,12 @@ func TestEverydayBackend(t *testing.T) {
 		t.Fatalf("front tab %+v %v, opened %s", front, ok, agent.ID)
 	}
 	events := make(chan cdp.Message, 256)
-	sess, err := c.AttachTab(ctx, agent.ID, func(m cdp.Message) {
+	sess := attachAt(t, c, agent.ID, "/agent", func(m cdp.Message) {
 		select {
 		case events <- m:
 		default:
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := evalOn(t, sess, "new Promise((r) => document.readyState === 'complete' ? r(location.pathname) : addEventListener('load', () => r(location.pathname)))"); got != "/agent" {
-		t.Fatalf("the tab's session is in %q", got)
-	}
-	if _, err := sess.Call(ctx, "Page.enable", nil); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := sess.Call(ctx, "Page.navigate", map[string]any{"url": srv.URL + "/next"}); err != nil {
 		t.Fatal(err)
 	}
@@ -247,13 +272,7 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	if _, ok := c.FrontTab(); !ok {
 		t.Fatal("no front tab")
 	}
-	before, err := c.AttachTab(ctx, agent.ID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := evalOn(t, before, "new Promise((r) => document.readyState === 'complete' ? r(location.pathname) : addEventListener('load', () => r(location.pathname)))"); got != "/agent" {
-		t.Fatalf("before the extension went: %q", got)
-	}
+	before := attachAt(t, c, agent.ID, "/agent", nil)
 
 	user.StopServiceWorker()
 	select {
@@ -449,13 +468,7 @@ func TestEverydayActivePort(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sess, err := c.AttachTab(ctx, tab.ID, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := evalOn(t, sess, "location.hash"); got != "#"+tc.typ {
-				t.Fatalf("the coordinator's session: %q", got)
-			}
+			sess := attachAt(t, c, tab.ID, "/agent#"+tc.typ, nil)
 			if n := connectionsTo(t, b.Port); n != 1 {
 				t.Fatalf("%d connections to the browser's port, want 1", n)
 			}
