@@ -17,6 +17,9 @@
 //   HTTP tools/list          requests/s from 8 clients over streamable HTTP, next to stdio (goal ≥ 1,000/s)
 //   HTTP session memory      RSS growth per streamable HTTP session (goal ≤ 64 KB)
 //   tier switch              VS Code's port file written → backend switched (goal ≤ 200 ms)
+//   everyday browser         Playwright MCP navigate + snapshot through the extension vs in a launched
+//                            browser (goal ≤ 1.2×); a CDP round trip through the extension vs the same
+//                            browser's debugging port (context)
 //   page tools               discovery on 5,000 elements (≤ 30 ms), a page's tool-list bytes (≤ 6 KB),
 //                            load event → tools changed (≤ 150 ms): Go benchmarks of the engine
 //
@@ -31,10 +34,12 @@ import { binaryPath, childMCPs } from './lib/paths.mjs';
 import { pageToolsBenchmarks } from './lib/benchpagetools.mjs';
 import { readStates } from './lib/statefiles.mjs';
 import { npmStart, startToToolsList } from './lib/benchnpm.mjs';
+import { buildBrowserExtension } from './lib/browserExtension.mjs';
 
 ensureNpmDeps();
 requireGo();
 buildSidecar();
+buildBrowserExtension(); // the everyday rows load it into Chromium
 const browser = findBrowser();
 if (!browser) {
   console.error(installAdvice);
@@ -226,6 +231,13 @@ try {
   row('tools/list, 8 concurrent clients', `stdio ${tl.stdio.toFixed(0)}/s`, `HTTP ${tl.http.toFixed(0)}/s`, `${(tl.http / tl.stdio).toFixed(2)}×`, '≥ 1,000/s', tl.http >= 1000);
   const mem = await modes.httpSessionMemory({ work, n: reps(230, 200) }) /* under the 256-session cap, with the 20 warm-up sessions */;
   row('memory per HTTP session (RSS growth / sessions)', `RSS before ${(mem.before / 2 ** 20).toFixed(1)} MB`, `${(mem.perSession / 1024).toFixed(1)} KB`, '-', '≤ 64 KB', mem.perSession <= 64 * 1024);
+
+  progress('everyday browser (the extension and its native host) ...');
+  const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
+  row('everyday: Playwright MCP navigate + snapshot (median)', `launched browser ${ms(ev.pwLaunched)}`, `your browser, through the extension ${ms(ev.pwEveryday)}`,
+    `${(ev.pwEveryday / ev.pwLaunched).toFixed(2)}×`, '≤ 1.2×', ev.pwEveryday / ev.pwLaunched <= 1.2);
+  row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
+    `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
 
   progress('page tools (engine, Go benchmarks) ...');
   const pt = pageToolsBenchmarks({ quick });

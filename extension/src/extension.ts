@@ -18,6 +18,7 @@ import {
 import { ControlClient, LaunchOptions } from './control';
 import { errorMessage } from './log';
 import { registerProvider } from './mcpProvider';
+import { HostRecord, hostBrowserLabels, hostBrowsers, HostBrowser, nextSteps, registerNativeHost, remember, staleRegistrations } from './nativeHost';
 import { argvJsonPath, nativeCdpSupport, NativeSupport, Product, readProduct, userDataDir } from './product';
 import { Child, ChildKind, childOf, serverDefinitions } from './registration';
 import { notificationText, Problems, runSteps, shouldNotify, Step } from './setup';
@@ -29,6 +30,8 @@ const SECTION = 'browserCoordinator';
 const CDP_ENV = 'VSCODE_CDP_PORT';
 const WALKTHROUGH = 'browser-coordinator.browser-coordinator#browserCoordinator.start';
 const MUTED_KEY = 'setupNotice.muted';
+/** globalState: the browsers whose native host this extension registered, and with which sidecar. */
+const HOST_KEY = 'nativeHost.registered';
 
 /** What a refresh redoes besides re-watching the state folder and re-checking Claude Code's entries. */
 interface RefreshParts {
@@ -192,6 +195,47 @@ class Controller implements vscode.Disposable {
     this.sidecar = await resolveSidecar({ setting: this.cfg.get<string>('sidecarPath', ''), extensionDir: this.context.extensionPath, log: this.log });
     if (!this.sidecar.version.startsWith(`browser-coordinator ${this.extensionVersion} `)) {
       this.log.warn(`sidecar: ${this.sidecar.path} is not version ${this.extensionVersion} like this extension (${this.sidecar.version}); commands and fields may differ`);
+    }
+    void this.reRegisterNativeHosts(this.sidecar.path);
+  }
+
+  // ---- the everyday browser's native host ----
+
+  /** The native hosts registered with an older sidecar (before an update) are registered again with this one. */
+  private async reRegisterNativeHosts(sidecar: string): Promise<void> {
+    const rec = this.context.globalState.get<HostRecord>(HOST_KEY);
+    for (const browser of staleRegistrations(rec, sidecar)) {
+      try {
+        const r = await registerNativeHost({ sidecar, browser });
+        this.log.info(`native host: registered again after the sidecar moved: ${r.message}`);
+        await this.context.globalState.update(HOST_KEY, remember(this.context.globalState.get<HostRecord>(HOST_KEY), sidecar, browser));
+      } catch (err) {
+        this.log.warn(`native host: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** The command: register the native host for a browser the user picks. */
+  private async registerNativeHostCommand(): Promise<void> {
+    await this.firstSetup;
+    if (!this.sidecar) {
+      void vscode.window.showErrorMessage('Browser Coordinator: no working sidecar binary, so the native host cannot be registered (see the log).', 'Show Log')
+        .then((pick) => pick && this.log.show());
+      return;
+    }
+    const pick = await vscode.window.showQuickPick(hostBrowsers.map((b) => ({ label: hostBrowserLabels[b], description: b, browser: b as HostBrowser })), {
+      title: 'Let agents work in your own browser: register the native host for which browser?',
+      placeHolder: 'The browser starts this sidecar for the Browser Coordinator extension, and for it alone',
+    });
+    if (!pick) return;
+    try {
+      const r = await registerNativeHost({ sidecar: this.sidecar.path, browser: pick.browser });
+      this.log.info(`native host: ${r.message}`);
+      await this.context.globalState.update(HOST_KEY, remember(this.context.globalState.get<HostRecord>(HOST_KEY), this.sidecar.path, pick.browser));
+      void vscode.window.showInformationMessage(`Browser Coordinator: ${r.message}. ${nextSteps(pick.browser)}`);
+    } catch (err) {
+      this.log.error(`native host: ${errorMessage(err)}`);
+      void vscode.window.showErrorMessage(`Browser Coordinator: ${errorMessage(err)}`, 'Show Log').then((p) => p && this.log.show());
     }
   }
 
@@ -519,6 +563,7 @@ class Controller implements vscode.Disposable {
       showLog: () => this.log.show(),
     };
     this.context.subscriptions.push(vscode.commands.registerCommand('browserCoordinator.showActions', run.showActions));
+    this.context.subscriptions.push(vscode.commands.registerCommand('browserCoordinator.registerNativeHost', () => this.registerNativeHostCommand()));
     for (const [id, command] of Object.entries(commandOf) as [ActionId, string][]) {
       this.context.subscriptions.push(vscode.commands.registerCommand(command, run[id]));
     }

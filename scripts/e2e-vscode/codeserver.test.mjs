@@ -404,6 +404,19 @@ test('"Add to Claude Code…" writes only in the folder and the place chosen: th
   await waitUntil(() => /Claude Code: removed /.test(extensionLog()), { timeout: 15_000, what: 'the removal in the log' });
 }));
 
+test('"Use Your Own Browser: Register the Native Host…" registers the bundled sidecar for the browser picked', { skip }, () => explain(async () => {
+  await palette('Browser Coordinator: Use Your Own Browser: Register the Native Host…');
+  await pickRow('Chromium');
+  const manifest = path.join(dirs.home, '.config', 'chromium', 'NativeMessagingHosts', 'com.browser_coordinator.native_host.json');
+  await page.locator('.notification-toast', { hasText: 'registered the native host for chromium' }).waitFor({ timeout: 30_000 });
+  const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
+  assert.equal(m.path, path.join(dirs.extension, 'bin', TARGET, 'browser-coordinator'), 'the host is the bundled sidecar');
+  assert.deepEqual(m.allowed_origins, ['chrome-extension://ccgooljpoihlpcjlebchdcobkpcdkffa/']);
+  assert.match(extensionLog(), /native host: registered the native host for chromium/);
+  await shot('native-host');
+  assert.ok(!fs.existsSync(path.join(dirs.home, '.config', 'google-chrome')), 'only the browser picked');
+}));
+
 test('the log has the sidecar resolution chain, and VS Code\'s MCP API was found', { skip }, () => explain(async () => {
   const text = extensionLog();
   assert.match(text, /Browser Coordinator 0\.1\.0 in code-server 1\.\d+\.\d+/);

@@ -169,6 +169,28 @@ test('another user\'s port file, or a port another user listens on, does not swi
   assert.equal((await call(coord.client, 'coordinator_status')).structuredContent.state, 'idle', 'nothing connected to the attacker');
 });
 
+test('the everyday browser: a DevToolsActivePort naming a port another user listens on is not used', { skip }, async (t) => {
+  const { stateDir, cwd } = ws.dirs('everyday-port');
+  fs.mkdirSync(stateDir, { mode: 0o700 });
+  // The user's browser quit; the attacker took its port and answers there.
+  const fake = spawnAs(attacker, process.execPath, ['-e', `
+    const http = require('node:http');
+    const s = http.createServer((q, r) => r.end('{}'));
+    s.on('upgrade', (q, sock) => sock.end());
+    s.listen(0, '127.0.0.1', () => console.log(s.address().port));`]);
+  t.after(() => fake.kill());
+  const port = await new Promise((resolve) => fake.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
+  const profile = fs.mkdtempSync(path.join(ws.work, 'profile-'));
+  fs.writeFileSync(path.join(profile, 'DevToolsActivePort'), `${port}\n/devtools/browser/left-by-the-browser\n`, { mode: 0o600 });
+
+  const coord = await connect(binaryPath(), ['--browser', 'everyday', '--user-data-dir', profile], { cwd, env: { BROWSER_COORDINATOR_STATE_DIR: stateDir } });
+  t.after(() => coord.close());
+  const r = await call(coord.client, 'coordinator_launch_browser', { browserType: 'everyday' }, { allowError: true });
+  assert.equal(r.isError, true);
+  assert.match(r.text, new RegExp(`port ${port} named in .*DevToolsActivePort is listened on by uid \\d+, not by you`));
+  assert.equal(r.structuredContent.state, 'idle', 'nothing connected to the attacker');
+});
+
 test('HTTP: another user gets nothing without the token, which is kept for the next start; only browsers launch', { skip }, async (t) => {
   openWork();
   const { stateDir, cwd } = ws.dirs('http');

@@ -90,6 +90,9 @@ chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
         case 'popup:unshare':
           bridge.unshare(msg.tabId, msg.folder);
           break;
+        case 'popup:keep':
+          bridge.keep(msg.tabId);
+          break;
         case 'popup:allTabs':
           bridge.setAllTabs(!!msg.on);
           break;

@@ -440,6 +440,21 @@ export class Bridge {
     this.onChange();
   }
 
+  /** Keeps a tab an agent opened (the popup's "Keep this tab"): it becomes the
+   * user's, shared with that agent's coordinators, so their stop or exit no
+   * longer closes it and they can never close it. */
+  keep(tabId: number): void {
+    const folder = this.agentTabs.get(tabId);
+    if (folder === undefined) throw new Error(`tab ${tabId} was not opened by an agent`);
+    this.agentTabs.delete(tabId);
+    const set = this.shared.get(tabId) ?? new Set<string>();
+    set.add(folder);
+    this.shared.set(tabId, set);
+    this.persist();
+    this.sync(tabId);
+    this.onChange();
+  }
+
   /** Stops sharing a tab with folder; its coordinators let go of it. */
   unshare(tabId: number, folder: string): void {
     const set = this.shared.get(tabId);

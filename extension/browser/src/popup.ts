@@ -1,5 +1,6 @@
 // The popup: which coordinators use this browser, which tabs each can see,
-// and "Share this tab" / "Stop sharing" for the tab in front. It asks the
+// and "Share this tab" / "Stop sharing" (or, for a tab an agent opened,
+// "Keep this tab") for the tab in front. It asks the
 // service worker (background.ts) for its state and sends it the user's choices.
 import type { PopupState } from './bridge.js';
 import { popupLines } from './popupView.js';
@@ -45,7 +46,7 @@ async function render(): Promise<void> {
       const button = document.createElement('button');
       button.textContent = b.label;
       button.onclick = async () => {
-        await chrome.runtime.sendMessage({ type: b.share ? 'popup:share' : 'popup:unshare', tabId: active.id, folder: b.folder });
+        await chrome.runtime.sendMessage({ type: b.keep ? 'popup:keep' : b.share ? 'popup:share' : 'popup:unshare', tabId: active.id, folder: b.folder });
         await render();
       };
       buttons.append(button);

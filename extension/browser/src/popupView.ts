@@ -9,7 +9,8 @@ export interface PopupView {
   activeTab?: {
     id: number;
     label: string;
-    buttons: Array<{ label: string; folder: string; share: boolean }>;
+    /** share: share with folder; keep: keep a tab an agent opened; neither: stop sharing. */
+    buttons: Array<{ label: string; folder: string; share: boolean; keep?: boolean }>;
     note?: string;
   };
 }
@@ -43,9 +44,12 @@ export function popupLines(s: PopupState): PopupView {
     for (const folder of a.sharedWith) {
       if (!folders.includes(folder)) buttons.push({ label: `Stop sharing with ${baseName(folder)}`, folder, share: false });
     }
-    const note = a.openedBy ? `An agent opened this tab (${baseName(a.openedBy)}).`
+    const note = a.openedBy ? `An agent opened this tab (${baseName(a.openedBy)}): it closes when that agent stops, unless you keep it.`
       : buttons.length === 0 ? 'Start a coordinator to share this tab with it.' : undefined;
-    activeTab = { id: a.id, label: a.title || a.url, buttons: a.openedBy ? buttons.filter((b) => !b.share) : buttons, note };
+    const shown = a.openedBy
+      ? [{ label: 'Keep this tab', folder: a.openedBy, share: false, keep: true }, ...buttons.filter((b) => !b.share)]
+      : buttons;
+    activeTab = { id: a.id, label: a.title || a.url, buttons: shown, note };
   }
   return { status, error, clients, activeTab };
 }

@@ -117,6 +117,23 @@ test('the coordinator closes only the tabs it opened', async () => {
   assert.ok(!s.browser.tabs.has(mine));
 });
 
+test('keep: a tab the agent opened becomes the user\'s, still shared with that coordinator', async () => {
+  const s = setup();
+  await s.restore();
+  s.connect('c1', '/a');
+  await s.request('c1', 'connect');
+  const mine = ((await s.request('c1', 'openTab', { url: 'https://kept.example/' })).result as { id: number }).id;
+  s.bridge.keep(mine);
+  const updated = s.events('c1', 'tabUpdated').map((m) => m.tab as { id: number; agent: boolean });
+  assert.deepEqual(updated.at(-1), { ...updated.at(-1), id: mine, agent: false }, 'the coordinator hears the tab is no longer its own');
+  const r = await s.request('c1', 'closeTab', { tabId: mine });
+  assert.equal(r.type, 'error', 'a kept tab is the user\'s: the coordinator may not close it');
+  assert.ok(s.browser.tabs.has(mine));
+  assert.equal((await s.request('c1', 'attach', { tabId: mine })).type, 'result', 'the agent still works in it');
+  assert.deepEqual(s.saved.at(-1), { agentTabs: {}, shared: { [mine]: ['/a'] }, allTabs: false });
+  assert.throws(() => s.bridge.keep(mine), /not opened by an agent/);
+});
+
 test('stop sharing: the coordinator is told the tab is gone and lets go of it', async () => {
   const s = setup();
   const tab = s.browser.add('https://x.example/');

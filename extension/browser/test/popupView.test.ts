@@ -29,12 +29,12 @@ test('share buttons per coordinator for the tab in front', () => {
   assert.deepEqual(v.activeTab?.buttons.map((b) => [b.label, b.share]), [['Stop sharing with projA', false], ['Share this tab with projB', true]]);
 });
 
-test('one coordinator: plain labels; an agent\'s tab needs no sharing', () => {
+test('one coordinator: plain labels; an agent\'s tab needs no sharing, it can be kept', () => {
   const one = { ...base, clients: [{ id: 'c1', folder: '/p', pid: 1, tabs: [] }] };
   assert.deepEqual(popupLines({ ...one, activeTab: { id: 2, title: 't', url: 'u', sharedWith: [] } }).activeTab?.buttons.map((b) => b.label), ['Share this tab']);
   const agent = popupLines({ ...one, activeTab: { id: 2, title: 't', url: 'u', sharedWith: [], openedBy: '/p' } });
-  assert.deepEqual(agent.activeTab?.buttons, []);
-  assert.match(agent.activeTab?.note ?? '', /An agent opened this tab/);
+  assert.deepEqual(agent.activeTab?.buttons, [{ label: 'Keep this tab', folder: '/p', share: false, keep: true }]);
+  assert.match(agent.activeTab?.note ?? '', /An agent opened this tab \(p\): it closes when that agent stops, unless you keep it/);
 });
 
 test('the browser\'s own pages cannot be shared', () => {

@@ -181,15 +181,25 @@ func (c *Conn) route(data []byte) {
 	}
 	// Sessions a peer's session opens are that peer's: the browser announces
 	// them on the parent session before any of their own messages.
+	var orphan *Peer // a peer whose own session the browser ended
 	switch env.method {
 	case "Target.attachedToTarget":
 		if owner != nil {
 			c.ownLocked(gjson.GetBytes(data, "params.sessionId").String(), owner)
 		}
 	case "Target.detachedFromTarget":
-		c.disownLocked(gjson.GetBytes(data, "params.sessionId").String())
+		s := gjson.GetBytes(data, "params.sessionId").String()
+		if p := c.owners[s]; p != nil && p.root == s && p.mode != Root {
+			orphan = p
+		}
+		c.disownLocked(s)
 	}
 	c.mu.Unlock()
+	if orphan != nil {
+		// Its target closed, or its debugger was taken away: the peer ends,
+		// as a browser closes a page's own WebSocket.
+		orphan.detached()
+	}
 	if owner != nil {
 		owner.event(data, env)
 		return

@@ -56,6 +56,7 @@ type Peer struct {
 	sessions map[string]bool // the sessions it holds
 	closed   bool
 	why      error
+	rootGone bool // the browser ended its own session: nothing to detach
 }
 
 // Open adds a peer to the connection: for Browser and Page it attaches a
@@ -316,6 +317,7 @@ func (p *Peer) close(why error) {
 		return
 	}
 	p.closed, p.why = true, why
+	rootGone := p.rootGone
 	sessions := p.sessions
 	p.sessions = map[string]bool{}
 	p.mu.Unlock()
@@ -345,7 +347,7 @@ func (p *Peer) close(why error) {
 	}
 	alive := !c.closed
 	c.mu.Unlock()
-	if alive && p.root != "" {
+	if alive && p.root != "" && !rootGone {
 		// Let the browser drop the session and what hangs under it; no one
 		// waits for the answer.
 		id := c.nextID.Add(1)
@@ -363,6 +365,18 @@ func (p *Peer) close(why error) {
 		}
 	}
 	close(p.doneC)
+}
+
+// ErrDetached is why a peer ended when the browser ended its own session
+// (its target closed, its debugger went away).
+var ErrDetached = errors.New("the target's session ended (the tab closed, or the browser detached it)")
+
+// detached: the browser ended the peer's own session.
+func (p *Peer) detached() {
+	p.mu.Lock()
+	p.rootGone = true
+	p.mu.Unlock()
+	p.close(ErrDetached)
 }
 
 // lost: the connection ended under the peer.

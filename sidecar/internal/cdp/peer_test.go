@@ -3,6 +3,7 @@ package cdp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -246,5 +247,38 @@ func TestAPeerEndsWithItsConnection(t *testing.T) {
 	}
 	if _, err := p.peer.Call(context.Background(), "", "Browser.getVersion", nil); err == nil {
 		t.Fatal("a call on an ended peer succeeded")
+	}
+}
+
+// The browser ends a page peer's session (its tab closed): the peer ends,
+// as the browser closes a page's own WebSocket, and says why.
+func TestAPagePeerEndsWithItsTarget(t *testing.T) {
+	b := pipeBrowser(t)
+	ctx := context.Background()
+	res, err := b.Conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := gjson.GetBytes(res, "targetId").String()
+	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	other := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Browser})
+	if _, err := b.Conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": page}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.peer.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the page peer outlived its tab")
+	}
+	if !errors.Is(p.peer.Err(), cdp.ErrDetached) {
+		t.Fatalf("the page peer ended with %v", p.peer.Err())
+	}
+	select {
+	case <-other.peer.Done():
+		t.Fatal("a browser peer ended with another peer's tab")
+	default:
+	}
+	if _, err := other.peer.Call(ctx, "", "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
 	}
 }

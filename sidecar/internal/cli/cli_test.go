@@ -413,6 +413,23 @@ func TestAttachModeArguments(t *testing.T) {
 	}
 }
 
+func TestEverydayArguments(t *testing.T) {
+	_, env := stateDir(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--browser", "everyday", "--cdp-endpoint", "http://127.0.0.1:9"}, "two different browsers"},
+		{[]string{"--browser", "everyday", "--browser-path", "/usr/bin/chromium"}, "takes no --browser-path"},
+		{[]string{"--browser", "evryday"}, "or everyday (your own browser"},
+	} {
+		r := run(t, env, tc.args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 1 with %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+}
+
 func TestAttachToARunningBrowser(t *testing.T) {
 	dir, env := stateDir(t)
 	browser := testbrowser.Launch(t, "")

@@ -72,10 +72,12 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	f.mcp = child
 	args = own
 	fs := newFlagSet("serve", "[serve] [flags] [--mcp CMD ARGS...]")
-	fs.StringVar(&f.browser, "browser", "", "preferred browser: chrome, edge, chromium, brave, chrome-for-testing, vivaldi (default: first found)")
+	fs.StringVar(&f.browser, "browser", "", "preferred browser: chrome, edge, chromium, brave, chrome-for-testing, vivaldi (default: first found); "+
+		"everyday: your own browser, through the Browser Coordinator extension (or Chrome 144+'s debugging port)")
 	fs.StringVar(&f.browserPath, "browser-path", "", "browser executable to use; overrides detection")
 	fs.BoolVar(&f.noHeadless, "no-headless", false, "show a browser window (default: headless)")
-	fs.StringVar(&f.userDataDir, "user-data-dir", "", "persistent browser profile (default: a fresh temporary profile, removed when the browser stops)")
+	fs.StringVar(&f.userDataDir, "user-data-dir", "", "persistent browser profile (default: a fresh temporary profile, removed when the browser stops); "+
+		"with --browser everyday: your browser's profile, reached through its DevToolsActivePort (Chrome 144+, remote debugging allowed at chrome://inspect)")
 	fs.IntVar(&f.proxyPort, "proxy-port", 0, "the stable CDP proxy port (default: a free loopback port)")
 	fs.BoolVar(&f.noVSCode, "no-vscode", false, "skip VS Code detection (always launch a browser)")
 	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live: a folder of yours no one else can write (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
@@ -93,6 +95,9 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	}
 	return f, code, ok
 }
+
+// everyday: --browser everyday, the user's own browser.
+func (f serveFlags) everyday() bool { return f.browser == state.BackendEveryday }
 
 // options checks the browser flags up front: a typo should stop the server
 // at start with a clear message, not at the agent's first browser call.
@@ -114,14 +119,22 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 	if err := f.checkTransport(); err != nil {
 		return o, err
 	}
-	if f.browser != "" {
+	if f.everyday() {
+		if f.cdpEndpoint != "" {
+			return o, errors.New("--browser everyday and --cdp-endpoint are two different browsers: give one of them")
+		}
+		if f.browserPath != "" {
+			return o, errors.New("--browser everyday is your own browser, already running: it takes no --browser-path")
+		}
+		o.UserDataDir = "" // the user's profile is the everyday browser's, never a launched one's
+	} else if f.browser != "" {
 		t, err := browsers.ParseType(f.browser)
 		if err != nil {
 			detected := "none"
 			if found, _ := d.Installed(ctx); len(found) > 0 {
 				detected = browsers.List(found)
 			}
-			return o, fmt.Errorf("--browser: %w; detected here: %s", err, detected)
+			return o, fmt.Errorf("--browser: %w, or everyday (your own browser, through the Browser Coordinator extension); detected here: %s", err, detected)
 		}
 		o.BrowserType = t
 	}
@@ -153,13 +166,17 @@ func runServe(args []string) int {
 		return code
 	}
 	stateDir := state.DefaultDir(f.stateDir)
-	c, err := coordinator.New(coordinator.Config{
+	cfg := coordinator.Config{
 		Options:       opts,
 		StateDir:      stateDir,
 		ProxyPort:     f.proxyPort,
 		NoProxySecret: f.proxyAuth == "off",
 		Logger:        log,
-	})
+	}
+	if f.everyday() {
+		cfg.EverydayProfile = f.userDataDir
+	}
+	c, err := coordinator.New(cfg)
 	if errors.Is(err, cdpproxy.ErrPortInUse) {
 		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
 		return exitPortInUse
@@ -171,6 +188,9 @@ func runServe(args []string) int {
 	if attach != nil {
 		c.SetSource(attach)
 	}
+	if f.everyday() {
+		c.SetSource(c.EverydaySource()) // connects now: the popup shows this coordinator at once
+	}
 	defer func() {
 		done := make(chan struct{})
 		go func() { c.Close(); close(done) }()
@@ -181,7 +201,7 @@ func runServe(args []string) int {
 		}
 	}()
 
-	if attach == nil {
+	if attach == nil && !f.everyday() {
 		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
 		if err != nil {
 			log.Warn("VS Code tier switching is off", "err", err)

@@ -86,6 +86,8 @@ type Source struct {
 	// Fallback: when it does not answer (ErrUnreachable), launch a browser
 	// instead (VS Code quit), and say so with a FellBack event.
 	Fallback bool
+	// ConnectTimeout bounds one Connect; 0 means 15 s.
+	ConnectTimeout time.Duration
 }
 
 // Connector connects to a browser the coordinator did not start.
@@ -106,6 +108,18 @@ type Connection struct {
 	Browser  state.Browser   // for status
 	Done     <-chan struct{} // closed when it goes away
 	Close    func()          // lets go of it (never stops the browser)
+
+	// Release, if set, is what letting go on purpose (a stop, a switch to
+	// another browser, the coordinator's exit; not a restart) does before
+	// Close: the everyday browser closes the tabs the agent opened.
+	Release func(ctx context.Context)
+	// Changed, if set, receives after each change of what Everyday says
+	// (the extension connecting or going away): status and the state file
+	// follow it.
+	Changed <-chan struct{}
+	// Everyday, if set, says what is connected of the user's own browser,
+	// and which browser that is now.
+	Everyday func() (state.Browser, *state.Everyday)
 }
 
 // ErrUnreachable marks a source that does not answer.
@@ -138,6 +152,8 @@ type backend struct {
 	launched Options // what a launched browser was started with
 	pages    Pages
 	describe string // for messages: "chromium (pid 42)", "VS Code's CDP port 41234"
+
+	changes <-chan struct{} // a change status must show (nil: none)
 
 	done    chan struct{} // closed when it goes away (on its own or not)
 	ended   chan struct{} // closed by shutdown: gone on purpose
@@ -198,6 +214,16 @@ func (b *backend) watchUntil(gone, also <-chan struct{}) {
 		case <-b.ended:
 		}
 	}()
+}
+
+// release lets go on purpose, before shutdown (see Connection.Release).
+func (b *backend) release(ctx context.Context) {
+	if b.conn == nil || b.conn.Release == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	b.conn.Release(ctx)
 }
 
 // shutdown ends the backend: a launched browser is stopped, an external one
@@ -270,7 +296,11 @@ func productVersion(product string) string {
 
 // connectBackend connects to a source's browser.
 func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend, error) {
-	ctx, cancelConnect := context.WithTimeout(ctx, 15*time.Second)
+	timeout := src.ConnectTimeout
+	if timeout == 0 {
+		timeout = 15 * time.Second
+	}
+	ctx, cancelConnect := context.WithTimeout(ctx, timeout)
 	defer cancelConnect()
 	conn, err := src.Connector.Connect(ctx)
 	if err != nil {
@@ -284,6 +314,7 @@ func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend
 		info:     conn.Browser,
 		pages:    conn.Pages,
 		describe: src.Describe,
+		changes:  conn.Changed,
 		cancel:   cancel,
 	}
 	b.watchUntil(conn.Done, nil)

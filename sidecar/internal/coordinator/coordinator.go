@@ -76,6 +76,14 @@ type Config struct {
 	// LaunchTimeout and StopTimeout tune the launcher; 0 means its defaults.
 	LaunchTimeout, StopTimeout time.Duration
 	Logger                     *slog.Logger
+
+	// EverydayProfile is the user's profile for the everyday browser
+	// (--browser everyday --user-data-dir): its DevToolsActivePort is the
+	// way in; "" chooses (see EverydaySource).
+	EverydayProfile string
+	// EverydayWait is how long a start of the everyday browser waits for
+	// the extension to connect; 0 means 10 s.
+	EverydayWait time.Duration
 }
 
 // Errors callers branch on.
@@ -421,6 +429,10 @@ func (c *Coordinator) watch(b *backend) {
 			c.publishSoon()
 			c.events.emit(Event{Kind: PagesChanged})
 			continue
+		case <-b.changes:
+			c.publishSoon()
+			c.events.emit(Event{Kind: StateChanged})
+			continue
 		case <-b.done:
 		case <-b.ended:
 			return // shut down on purpose
@@ -473,8 +485,9 @@ func takeBack(m *machine, final State) (*flight, *backend) {
 
 // end finishes what takeBack detached: a start is cancelled and waited for
 // (it cleans up what it started), a backend's clients are dropped (unless
-// the caller did) and it is shut down.
-func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped bool) {
+// the caller did), it is released when it is let go on purpose (letGo: not
+// a restart) and it is shut down.
+func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped, letGo bool) {
 	if f != nil {
 		f.cancel()
 		select {
@@ -486,6 +499,9 @@ func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped bo
 		if !dropped {
 			// Clients lose the old browser now; a reconnect waits for the next start.
 			c.proxy.DropConnections()
+		}
+		if letGo {
+			b.release(ctx)
 		}
 		b.shutdown(ctx)
 	}
@@ -527,7 +543,7 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 		var f *flight
 		var old *backend
 		c.update(func(m *machine) { f, old = takeBack(m, Stopped) })
-		c.end(ctx, f, old, false)
+		c.end(ctx, f, old, false, false)
 		_, err = c.ensure(ctx)
 	}
 	c.update(func(m *machine) {
@@ -564,7 +580,7 @@ func (c *Coordinator) Stop(ctx context.Context) (Status, error) {
 	var f *flight
 	var b *backend
 	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
-	c.end(ctx, f, b, false)
+	c.end(ctx, f, b, false, true)
 	c.publishQuietly()
 	c.events.emit(Event{Kind: StateChanged})
 	return c.Status(), nil
@@ -578,7 +594,7 @@ func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
 	var f *flight
 	var b *backend
 	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
-	c.end(ctx, f, b, false)
+	c.end(ctx, f, b, false, false)
 	_, err := c.ensure(ctx)
 	return c.Status(), err
 }
@@ -619,7 +635,7 @@ func (c *Coordinator) SetSource(src *Source) {
 		c.work.Add(1)
 		go func() {
 			defer c.work.Done()
-			c.end(context.Background(), f, old, true) // dropped above: a new client may be on the new backend by now
+			c.end(context.Background(), f, old, true, true) // dropped above: a new client may be on the new backend by now
 		}()
 	}
 	c.publishQuietly()
@@ -651,7 +667,7 @@ func (c *Coordinator) Close() error {
 	if closed {
 		return nil
 	}
-	c.end(context.Background(), f, b, false)
+	c.end(context.Background(), f, b, false, true)
 	c.cancel()
 	c.work.Wait()
 	c.events.close()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
 // LaunchRequest asks for a launch with some options changed; a nil field
@@ -94,6 +95,9 @@ func CheckURL(raw string) error {
 // change is relaunched; with only a URL and a browser already running, the
 // URL opens in a new tab in front instead.
 func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, error) {
+	if r.BrowserType != nil && *r.BrowserType == state.BackendEveryday {
+		return c.launchEveryday(ctx, r)
+	}
 	change, err := r.change()
 	if err != nil {
 		return c.Status(), err
@@ -102,6 +106,16 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 		if err := c.launchable(ctx, *r.BrowserPath); err != nil {
 			return c.Status(), err
 		}
+	}
+	if (r.BrowserType != nil || r.BrowserPath != nil) && c.IsEveryday() {
+		// From the user's own browser to one the coordinator launches: the
+		// browser must be there before the user's is let go.
+		next := c.Options()
+		change(&next)
+		if _, err := c.resolve(next); err != nil {
+			return c.Status(), err
+		}
+		c.SetSource(nil)
 	}
 	s, launched, err := c.Launch(ctx, change)
 	if err == nil && r.URL != nil && !launched {
@@ -156,4 +170,24 @@ func samePath(a, b string) bool {
 	ra, errA := filepath.EvalSymlinks(a)
 	rb, errB := filepath.EvalSymlinks(b)
 	return errA == nil && errB == nil && ra == rb && filepath.Base(ra) != "snap"
+}
+
+// launchEveryday switches to the user's own browser (browserType
+// everyday) and connects to it; a URL opens in a new tab in front.
+func (c *Coordinator) launchEveryday(ctx context.Context, r LaunchRequest) (Status, error) {
+	if r.BrowserPath != nil || r.Headless != nil {
+		return c.Status(), badRequest("browserType everyday is your own browser, as it is: it takes no browserPath or headless; " +
+			"leave them out, or pick another browserType for a browser the coordinator launches")
+	}
+	if r.URL != nil {
+		if err := CheckURL(*r.URL); err != nil {
+			return c.Status(), err
+		}
+	}
+	c.SetSource(c.EverydaySource()) // the same source again changes nothing
+	_, err := c.ensure(ctx)
+	if err == nil && r.URL != nil {
+		_, err = c.OpenTab(ctx, *r.URL, true)
+	}
+	return c.Status(), err
 }

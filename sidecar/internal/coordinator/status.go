@@ -32,6 +32,10 @@ type Status struct {
 	Uptime      string         `json:"uptime"`
 	Version     string         `json:"version"`
 	VSCode      *VSCodeStatus  `json:"vscode,omitempty"`
+
+	// Everyday says what is connected of the user's own browser (backend
+	// everyday, running).
+	Everyday *state.Everyday `json:"everyday,omitempty"`
 }
 
 // Status reports where the coordinator is.
@@ -72,6 +76,12 @@ func (c *Coordinator) Status() Status {
 		}
 		s.Browser = &b
 	}
+	if m.cur != nil && m.cur.conn != nil && m.cur.conn.Everyday != nil {
+		// Outside the machine's lock (read copied it): the everyday
+		// connection has a lock of its own.
+		b, e := m.cur.conn.Everyday()
+		s.Browser, s.Everyday = &b, e
+	}
 	return s
 }
 
@@ -90,6 +100,7 @@ func (c *Coordinator) stateFile(s Status) state.File {
 		WSEndpoint:   c.proxy.WSEndpoint(),
 		Backend:      s.Backend,
 		Browser:      s.Browser,
+		Everyday:     s.Everyday,
 		State:        string(s.State),
 		CurrentURL:   s.CurrentURL,
 		Workspace:    s.Workspace,

@@ -10,10 +10,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
 
 // extensionIDForTest is the extension's id, fixed by its manifest key.
-const extensionIDForTest = "ccgooljpoihlpcjlebchdcobkpcdkffa"
+const extensionIDForTest = userbrowser.ExtensionID
 
 // cdpClient speaks raw CDP over a Conn, as the coordinator's core does.
 type cdpClient struct {
@@ -218,12 +220,7 @@ func (c *cdpClient) evalString(sessionID, expr string) string {
 	return s
 }
 
-type targetInfo struct {
-	TargetID string `json:"targetId"`
-	Type     string `json:"type"`
-	Title    string `json:"title"`
-	URL      string `json:"url"`
-}
+type targetInfo = userbrowser.Target
 
 func orEmpty(p any) any {
 	if p == nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
 
 func stateDir(t testing.TB) string {
@@ -22,17 +24,15 @@ func stateDir(t testing.TB) string {
 	return dir
 }
 
-func isPage(url string) func(targetInfo) bool {
-	return func(ti targetInfo) bool { return ti.Type == "page" && ti.URL == url }
-}
+var isPage = userbrowser.IsPage
 
 // The coordinator sees the tabs the user shared with it and the ones it
 // opens, works in them with raw CDP, and never sees or touches the rest.
 func TestSharedAndAgentTabs(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	private, shared := srv.URL+"/private", srv.URL+"/shared"
 	state := stateDir(t)
-	user := startUserBrowser(t, state, private, shared)
+	user := userbrowser.Start(t, state, private, shared)
 	folder := "/work/projA"
 
 	c := openConn(t, state, folder)
@@ -50,7 +50,7 @@ func TestSharedAndAgentTabs(t *testing.T) {
 	}
 	c.must("", "Target.setDiscoverTargets", map[string]any{"discover": true})
 
-	user.share(shared, folder)
+	user.Share(shared, folder)
 	created := c.waitFor(10*time.Second, "targetCreated for the shared tab", func(m cdpMsg) bool {
 		return m.Method == "Target.targetCreated" && strings.Contains(string(m.Params), "/shared")
 	})
@@ -61,7 +61,7 @@ func TestSharedAndAgentTabs(t *testing.T) {
 		t.Fatalf("after sharing one tab the coordinator sees %+v", ts)
 	}
 	// The page target id is the browser's own.
-	if !user.hasTarget(func(ti targetInfo) bool { return ti.TargetID == ts[0].TargetID && ti.URL == shared }) {
+	if !user.HasTarget(func(ti targetInfo) bool { return ti.TargetID == ts[0].TargetID && ti.URL == shared }) {
 		t.Fatalf("target %s is not the browser's id for the shared tab", ts[0].TargetID)
 	}
 
@@ -105,7 +105,7 @@ func TestSharedAndAgentTabs(t *testing.T) {
 
 	// The user's private tab: not a target, cannot be attached, unchanged.
 	privateID := ""
-	for _, ti := range user.targets() {
+	for _, ti := range user.Targets() {
 		if ti.URL == private {
 			privateID = ti.TargetID
 		}
@@ -139,10 +139,10 @@ func TestSharedAndAgentTabs(t *testing.T) {
 
 	// Closing the Conn leaves the browser and the user's tabs.
 	c.conn.Close()
-	if !user.hasTarget(isPage(private)) || !user.hasTarget(isPage(shared)) {
-		t.Fatalf("the user's tabs changed: %+v", user.targets())
+	if !user.HasTarget(isPage(private)) || !user.HasTarget(isPage(shared)) {
+		t.Fatalf("the user's tabs changed: %+v", user.Targets())
 	}
-	if got := string(user.evalIn(isPage(private), "document.title")); got != `"private page"` {
+	if got := string(user.EvalIn(isPage(private), "document.title")); got != `"private page"` {
 		t.Fatalf("the private tab's title is %s", got)
 	}
 }
@@ -150,9 +150,9 @@ func TestSharedAndAgentTabs(t *testing.T) {
 // Two coordinators (two project folders) use the one browser, each in its
 // own tabs; neither sees the other's.
 func TestTwoCoordinators(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	user := startUserBrowser(t, state, srv.URL+"/mine")
+	user := userbrowser.Start(t, state, srv.URL+"/mine")
 	a := openConn(t, state, "/work/projA")
 	b := openConn(t, state, "/work/projB")
 	for _, c := range []*cdpClient{a, b} {
@@ -194,7 +194,7 @@ func TestTwoCoordinators(t *testing.T) {
 			t.Fatal("a coordinator attached to the other's tab")
 		}
 	}
-	if !user.hasTarget(isPage(srv.URL + "/mine")) {
+	if !user.HasTarget(isPage(srv.URL + "/mine")) {
 		t.Fatal("the user's tab is gone")
 	}
 }
@@ -204,14 +204,14 @@ func TestTwoCoordinators(t *testing.T) {
 // clear error, and when the worker is back (woken by the user opening a
 // tab) the Conn reconnects by itself and work continues.
 func TestServiceWorkerStopsAndComesBack(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	user := startUserBrowser(t, state, srv.URL+"/shared")
+	user := userbrowser.Start(t, state, srv.URL+"/shared")
 	c := openConn(t, state, "/work/proj")
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	user.share(srv.URL+"/shared", "/work/proj")
+	user.Share(srv.URL+"/shared", "/work/proj")
 	c.must("", "Target.setAutoAttach", map[string]any{"autoAttach": true, "flatten": true, "waitForDebuggerOnStart": true})
 	var ct struct{ TargetID string }
 	_ = json.Unmarshal(c.must("", "Target.createTarget", map[string]any{"url": srv.URL + "/agent"}), &ct)
@@ -224,7 +224,7 @@ func TestServiceWorkerStopsAndComesBack(t *testing.T) {
 		t.Fatalf("before the stop: %q", got)
 	}
 
-	user.stopServiceWorker()
+	user.StopServiceWorker()
 	c.waitFor(15*time.Second, "the agent tab's session detaching", func(m cdpMsg) bool {
 		return m.Method == "Target.detachedFromTarget" && strings.Contains(string(m.Params), at.SessionID)
 	})
@@ -244,7 +244,7 @@ func TestServiceWorkerStopsAndComesBack(t *testing.T) {
 	}
 
 	// The user opens a tab: the browser wakes the worker, which connects again.
-	user.must("", "Target.createTarget", map[string]any{"url": srv.URL + "/wake"})
+	user.Must("", "Target.createTarget", map[string]any{"url": srv.URL + "/wake"})
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -271,9 +271,9 @@ func TestServiceWorkerStopsAndComesBack(t *testing.T) {
 // connectOverCDP auto-attaches pages and expects a new page attached before
 // createTarget answers; Puppeteer reaches pages through tab targets.
 func TestBrowserSessionsAsClientsUseThem(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	startUserBrowser(t, state)
+	userbrowser.Start(t, state)
 	c := openConn(t, state, "/work/proj")
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
@@ -346,9 +346,9 @@ func TestBrowserSessionsAsClientsUseThem(t *testing.T) {
 // A page in the agent's tab opens a popup: the popup is the agent's too,
 // auto-attached, with its opener, as Playwright's Page.popup expects.
 func TestPopupOfAgentTab(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	startUserBrowser(t, state)
+	userbrowser.Start(t, state)
 	c := openConn(t, state, "/work/proj")
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
@@ -395,14 +395,15 @@ func TestPopupOfAgentTab(t *testing.T) {
 // The user closes a tab while a call runs in it: the call fails with an
 // error naming the tab, and the tab's session detaches.
 func TestUserClosesTabMidCall(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	user := startUserBrowser(t, state, srv.URL+"/doomed")
+	user := userbrowser.Start(t, state, srv.URL+"/doomed")
 	c := openConn(t, state, "/work/proj")
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	user.share(srv.URL+"/doomed", "/work/proj")
+	c.must("", "Target.setDiscoverTargets", map[string]any{"discover": true}) // the shared tab's arrival is an event
+	user.Share(srv.URL+"/doomed", "/work/proj")
 	var tid string
 	for tid == "" {
 		for _, ti := range c.pageTargets("") {
@@ -420,7 +421,7 @@ func TestUserClosesTabMidCall(t *testing.T) {
 	}()
 	// Let the call reach the tab, then close the tab as the user.
 	c.must(s, "Runtime.evaluate", map[string]any{"expression": "1"})
-	user.must("", "Target.closeTarget", map[string]any{"targetId": tid})
+	user.Must("", "Target.closeTarget", map[string]any{"targetId": tid})
 	select {
 	case err := <-errc:
 		if err == nil || !strings.Contains(err.Error(), "tab ") || !strings.Contains(err.Error(), "closed") {
@@ -489,9 +490,9 @@ func TestBadInput(t *testing.T) {
 // it: the second one's Runtime.enable still hears of the page's execution
 // contexts, and the first one's Runtime.disable does not silence the second.
 func TestTwoClientsOnOneTab(t *testing.T) {
-	srv := pages(t)
+	srv := userbrowser.Pages(t)
 	state := stateDir(t)
-	startUserBrowser(t, state)
+	userbrowser.Start(t, state)
 	c := openConn(t, state, "/work/proj")
 	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
 		t.Fatal(err)

@@ -43,5 +43,10 @@ func boundTabs(tabs []coordinator.Tab) []coordinator.Tab {
 
 func boundStatus(s coordinator.Status) coordinator.Status {
 	s.CurrentURL = clip(s.CurrentURL, maxURLShown)
+	if s.Everyday != nil {
+		e := *s.Everyday
+		e.Reason = clip(e.Reason, maxURLShown)
+		s.Everyday = &e
+	}
 	return s
 }

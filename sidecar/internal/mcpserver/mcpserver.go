@@ -74,6 +74,7 @@ func (h *handlers) tools() []toolDef {
 	for _, t := range browsers.Types() {
 		types = append(types, string(t))
 	}
+	types = append(types, state.BackendEveryday)
 	typeEnum, _ := json.Marshal(types)
 	return []toolDef{
 		{newTool("coordinator_list_browsers", "List installed browsers",
@@ -81,13 +82,13 @@ func (h *handlers) tools() []toolDef {
 			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, browsersSchema),
 			h.listBrowsers},
 		{newTool("coordinator_status", "Browser status",
-			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error. Does not start a browser.",
+			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error; with the everyday backend (the user's own browser), whether it is connected and how many of its tabs the agent sees. Does not start a browser.",
 			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
 			h.status},
 		{newTool("coordinator_launch_browser", "Launch or switch the browser",
 			"Start the browser now, or relaunch it with other options (another browser type or executable, headless on or off). The CDP endpoint stays the same; connected automation tools reconnect by themselves. With only url and a browser already running, the url opens in a new tab in front instead. You rarely need this: the browser starts by itself on first use.",
 			false, true, true, fmt.Sprintf(`{"type":"object","properties":{
-				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers)."},
+				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers); everyday: the user's own browser, with their logins, in the tabs they share (needs the Browser Coordinator extension)."},
 				"browserPath":{"type":"string","description":"Path of a browser executable to use instead of a detected one."},
 				"headless":{"type":"boolean","description":"true: no window; false: a visible window."},
 				"url":{"type":"string","description":"Page to open first (http, https, file, about or data URL)."}
@@ -286,6 +287,9 @@ func RenderStatus(s coordinator.Status) string {
 	}
 	fmt.Fprintf(&b, "\nCDP endpoint: %s (stays the same for this coordinator's life)\n", s.CDPEndpoint)
 	fmt.Fprintf(&b, "Backend: %s\n", backendText(s.Backend))
+	if e := s.Everyday; e != nil {
+		fmt.Fprintf(&b, "Your browser: %s\n", everydayText(e))
+	}
 	if s.VSCode != nil {
 		fmt.Fprintf(&b, "VS Code: Tier %d — %s\n", s.VSCode.Tier, s.VSCode.Reason)
 	}
@@ -363,8 +367,22 @@ func backendText(backend string) string {
 		return "tier2 (VS Code's own browser view)"
 	case state.BackendAttach:
 		return "attach (an existing browser given with --cdp-endpoint; never launched or killed)"
+	case state.BackendEveryday:
+		return "everyday (the user's own browser; never launched or closed)"
 	}
 	return backend
+}
+
+// everydayText says what is connected of the user's own browser.
+func everydayText(e *state.Everyday) string {
+	if e.Via == coordinator.ActivePortVia {
+		return fmt.Sprintf("connected through its debugging port %d (profile %s; the agent sees every tab, %d open)", e.Port, e.Profile, e.Tabs)
+	}
+	if !e.Connected {
+		return "not connected: " + e.Reason + " (work resumes by itself when it is back)"
+	}
+	return fmt.Sprintf("connected through the extension %s %s (native host pid %d); the agent sees %d tab(s): the ones it opened and the ones the user shared",
+		e.ExtensionID, e.ExtensionVersion, e.HostPID, e.Tabs)
 }
 
 func renderTabs(tabs []coordinator.Tab) string {

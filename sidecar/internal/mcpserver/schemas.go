@@ -23,11 +23,20 @@ const browsersSchema = `{"type":"object","properties":{
 
 const statusSchema = `{"type":"object","properties":{
 	"state":{"type":"string","enum":["idle","launching","running","stopped","crashed"]},
-	"backend":{"type":"string","enum":["tier1","tier2","attach"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint"},
+	"backend":{"type":"string","enum":["tier1","tier2","attach","everyday"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint; everyday: the user's own browser"},
 	"browser":{"type":"object","description":"the browser in use; absent while none runs","properties":{
 		"type":{"type":"string"},"path":{"type":"string"},"version":{"type":"string"},
 		"pid":{"type":"integer"},"headless":{"type":"boolean"}
 	}},
+	"everyday":{"type":"object","description":"backend everyday: what is connected of the user's own browser","properties":{
+		"via":{"type":"string","enum":["extension","devtools-port"],"description":"extension: the Browser Coordinator extension and its native host; devtools-port: the browser's own debugging port (Chrome 144+)"},
+		"connected":{"type":"boolean"},
+		"extensionId":{"type":"string"},"extensionVersion":{"type":"string"},
+		"hostPid":{"type":"integer","description":"the native host the browser started"},
+		"tabs":{"type":"integer","description":"the tabs the agent can see: the ones it opened and the ones the user shared"},
+		"profile":{"type":"string"},"port":{"type":"integer"},
+		"reason":{"type":"string","description":"why it is not connected"}
+	},"required":["via","connected","tabs"]},
 	"proxyPort":{"type":"integer","description":"the CDP proxy's port, the same for the coordinator's whole life"},
 	"cdpEndpoint":{"type":"string","description":"give this to automation tools (e.g. --cdp-endpoint)"},
 	"wsEndpoint":{"type":"string"},

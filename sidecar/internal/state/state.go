@@ -53,6 +53,23 @@ type Browser struct {
 	Headless bool   `json:"headless"`
 }
 
+// Everyday says what is connected of the user's own browser (backend
+// everyday).
+type Everyday struct {
+	// Via is how: "extension" (the Browser Coordinator extension and its
+	// native host) or "devtools-port" (the browser's own debugging port,
+	// found in its profile's DevToolsActivePort).
+	Via              string `json:"via"`
+	Connected        bool   `json:"connected"`
+	ExtensionID      string `json:"extensionId,omitempty"`
+	ExtensionVersion string `json:"extensionVersion,omitempty"`
+	HostPID          int    `json:"hostPid,omitempty"` // the native host the browser started
+	Tabs             int    `json:"tabs"`              // the tabs the agent can see
+	Profile          string `json:"profile,omitempty"` // devtools-port: the profile
+	Port             int    `json:"port,omitempty"`    // devtools-port: the browser's debugging port
+	Reason           string `json:"reason,omitempty"`  // why it is not connected
+}
+
 // File is the content of one state file. Field names are a contract (the
 // README's "State files"): the extension and scripts read them.
 type File struct {
@@ -63,6 +80,7 @@ type File struct {
 	WSEndpoint   string    `json:"wsEndpoint"`
 	Backend      string    `json:"backend"`
 	Browser      *Browser  `json:"browser"`
+	Everyday     *Everyday `json:"everyday,omitempty"`
 	State        string    `json:"state"`
 	CurrentURL   string    `json:"currentUrl"`
 	Workspace    string    `json:"workspace"`

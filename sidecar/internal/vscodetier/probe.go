@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 )
 
 var probeClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 2 * time.Second}
@@ -14,7 +16,7 @@ var probeClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: 
 // probe checks that port is this user's (on Linux: its listening socket's
 // owner) and answers /json/version with a browser endpoint.
 func probe(ctx context.Context, port int) error {
-	if err := listenerIsMine(port); err != nil {
+	if err := portowner.Mine(port); err != nil {
 		return err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+"/json/version", nil)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/fsnotify/fsnotify"
 )
@@ -184,6 +185,11 @@ type connector struct {
 
 func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error) {
 	url := "http://127.0.0.1:" + strconv.Itoa(k.port)
+	// Checked at every connect, not only when the port was found: after VS
+	// Code quits, another user may listen on its port.
+	if err := portowner.Mine(k.port); err != nil {
+		return nil, fmt.Errorf("%w: VS Code's port %d %v", cdp.ErrUnreachable, k.port, err)
+	}
 	e, err := cdp.Probe(ctx, url, nil)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -260,5 +261,27 @@ func TestLateFallBackChangesNothing(t *testing.T) {
 	w.fellBack(coordinator.Event{Kind: coordinator.FellBack, Source: sourceKey(2222), Reason: "unreachable"})
 	if s := c.Status().VSCode; s == nil || s.Tier != 1 || !s.Inside || !strings.Contains(s.Reason, "2222 stopped answering") {
 		t.Fatalf("after the current port fell back: %+v", s)
+	}
+}
+
+// VS Code quit and another user took its port: the next connect (the
+// coordinator's reconnect) is refused before a byte goes to that port.
+func TestConnectRefusesAPortOfAnotherUser(t *testing.T) {
+	ln := testutil.ListenAs(t, 65534)
+	accepted := make(chan struct{}, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	_, err := connector{port: ln.Addr().(*net.TCPAddr).Port, log: slog.Default()}.Connect(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "uid 65534") {
+		t.Fatalf("Connect to another user's port: %v", err)
+	}
+	select {
+	case <-accepted:
+		t.Fatal("Connect reached another user's port")
+	case <-time.After(100 * time.Millisecond):
 	}
 }

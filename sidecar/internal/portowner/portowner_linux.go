@@ -1,4 +1,4 @@
-package vscodetier
+package portowner
 
 import (
 	"bufio"
@@ -8,10 +8,9 @@ import (
 	"strings"
 )
 
-// listenerIsMine checks, from /proc/net/tcp and tcp6, that the socket
-// listening on port belongs to this user: another local user who took VS
-// Code's port after it quit must not receive our CDP clients.
-func listenerIsMine(port int) error {
+// Mine checks, from /proc/net/tcp and tcp6, that the socket listening on
+// port belongs to this user.
+func Mine(port int) error {
 	me := os.Geteuid()
 	found := false
 	for _, table := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {

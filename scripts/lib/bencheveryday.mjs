@@ -1,0 +1,90 @@
+// Benchmarks of the everyday browser, for scripts/bench.mjs: the user's own
+// browser through the Browser Coordinator extension (scripts/lib/userbrowser.mjs),
+// each figure measured next to the same work done the usual way in the same run.
+import fs from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { connect, startCoordinator, call } from './mcp.mjs';
+import { childMCPs } from './paths.mjs';
+import { startUserBrowser } from './userbrowser.mjs';
+import { waitUntil } from './procs.mjs';
+
+/** A minimal CDP client on one WebSocket. */
+function cdp(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    let id = 0;
+    const waiting = new Map();
+    ws.on('message', (data) => {
+      const m = JSON.parse(data);
+      waiting.get(m.id)?.(m);
+      waiting.delete(m.id);
+    });
+    ws.once('open', () => resolve({
+      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
+      close: () => ws.close(),
+    }));
+    ws.once('error', reject);
+  });
+}
+
+/**
+ * Playwright MCP's navigate + snapshot in the user's browser through the
+ * extension vs in a browser the coordinator launched, and a CDP round trip
+ * (Runtime.evaluate) in one tab of the user's browser through the extension
+ * vs through that same browser's debugging port. Returns the medians (ms):
+ * { pwLaunched, pwEveryday, rtPort, rtExtension }.
+ */
+export async function everydayBenchmarks({ work, pages, alternate, n }) {
+  const stateDir = fs.mkdtempSync(path.join(work, 'ev-'));
+  const cwd = fs.mkdtempSync(path.join(work, 'evw-'));
+  // The user's browser, with a debugging port too: the straight way to the same tab.
+  const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0'] });
+  const closers = [() => user.stop()];
+  try {
+    const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+    closers.unshift(() => everyday.close());
+    const launchedState = fs.mkdtempSync(path.join(work, 'evl-'));
+    const launched = await startCoordinator({ stateDir: launchedState, cwd });
+    closers.unshift(() => launched.close());
+    await call(launched.client, 'coordinator_launch_browser');
+    let ev;
+    await waitUntil(async () => (ev = (await call(everyday.client, 'coordinator_status')).structuredContent).state === 'running',
+      { timeout: 30_000, what: 'the coordinator to connect to the user\'s browser' });
+    const lt = (await call(launched.client, 'coordinator_status')).structuredContent;
+
+    // Playwright MCP on each coordinator's endpoint (with its secret, from the state file).
+    const endpointOf = (dir) => JSON.parse(fs.readFileSync(fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f))[0], 'utf8')).cdpEndpoint;
+    const pwL = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', endpointOf(launchedState)], { cwd });
+    closers.unshift(() => pwL.close());
+    const pwE = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', endpointOf(stateDir)], { cwd });
+    closers.unshift(() => pwE.close());
+    let i = 0;
+    const navSnap = (c) => async () => {
+      const url = `${pages.url}/?n=${i++}`;
+      await call(c.client, 'browser_navigate', { url });
+      const snap = await call(c.client, 'browser_snapshot');
+      if (!/button "Click me"/.test(snap.text)) throw new Error(`no snapshot of ${url}: ${snap.text}`);
+    };
+    await alternate(5, navSnap(pwL), navSnap(pwE));
+    const [pwLaunched, pwEveryday] = await alternate(n.pw, navSnap(pwL), navSnap(pwE));
+
+    // The CDP round trip in the agent's tab: the coordinator's proxy
+    // (through the extension) vs the browser's own port.
+    const tab = (await call(everyday.client, 'coordinator_open_tab', { url: `${pages.url}/second` })).structuredContent;
+    const port = fs.readFileSync(path.join(user.profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+    const viaExtension = await cdp(`${endpointOf(stateDir).replace(/^http/, 'ws')}/devtools/page/${tab.id}`);
+    closers.unshift(() => viaExtension.close());
+    const viaPort = await cdp(`ws://127.0.0.1:${port}/devtools/page/${tab.id}`);
+    closers.unshift(() => viaPort.close());
+    const evaluate = (c) => async () => {
+      const r = await c.call('Runtime.evaluate', { expression: '1+1' });
+      if (r.result?.result?.value !== 2) throw new Error(`Runtime.evaluate: ${JSON.stringify(r)}`);
+    };
+    await alternate(50, evaluate(viaPort), evaluate(viaExtension));
+    const [rtPort, rtExtension] = await alternate(n.rt, evaluate(viaPort), evaluate(viaExtension));
+    return { pwLaunched, pwEveryday, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
+  } finally {
+    for (const close of closers) await close();
+  }
+}
