@@ -7,19 +7,17 @@ import (
 	"os"
 	"sync"
 	"time"
-)
 
-// ErrUnknownPeer: the system does not say who holds a connection's other
-// end (see PeerUID).
-var ErrUnknownPeer = errors.New("the system does not say who holds the other end of a connection")
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
+)
 
 // OwnUser serves only this user: a loopback connection whose other end is
 // another local user's socket is closed as soon as it is accepted, before a
 // byte is read, so it learns nothing and holds no connection slot. The
 // secret or token that the surface asks for stays the first guard (another
 // user may have read it in a command line); this is the second. Where the
-// system cannot say who connects (PeerUID returns ErrUnknownPeer: only
-// Linux can today), the secret or token alone guards the surface. A
+// system cannot say who connects (portowner.Peer: only Linux can
+// today), the secret or token alone guards the surface. A
 // connection from another machine (a surface that listens on the LAN with a
 // token) is not a local user's and is left to the token.
 func OwnUser(ln net.Listener, log *slog.Logger) net.Listener {
@@ -46,14 +44,14 @@ func (l *ownUserListener) Accept() (net.Conn, error) {
 		if !IsLoopback(c.RemoteAddr().String()) {
 			return c, nil
 		}
-		uid, err := PeerUID(c)
+		uid, err := portowner.Peer(c)
 		switch {
 		case err == nil && uid == l.me:
 			return c, nil
 		case err == nil:
-			c.Close()
 			l.refuse(uid)
-		case errors.Is(err, ErrUnknownPeer):
+			c.Close()
+		case errors.Is(err, portowner.ErrUnknown):
 			return c, nil
 		default:
 			l.cannotTell(err)
