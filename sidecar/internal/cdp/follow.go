@@ -35,12 +35,13 @@ type Follower struct {
 	mu      sync.Mutex
 	targets map[string]Target
 	order   []string // target ids, most recently active last
+	held    map[string]bool
 	changed chan struct{}
 }
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -77,6 +78,7 @@ func (f *Follower) HandleEvent(m Message) Update {
 			return Update{}
 		}
 		delete(f.targets, ev.TargetID)
+		delete(f.held, ev.TargetID)
 		f.order = slices.DeleteFunc(f.order, func(id string) bool { return id == ev.TargetID })
 		f.notifyLocked()
 		return Update{Kind: "destroyed", Target: t, Prev: t, Known: true}
@@ -87,8 +89,15 @@ func (f *Follower) HandleEvent(m Message) Update {
 	}
 	prev, known := f.targets[t.ID]
 	f.targets[t.ID] = t
-	// A new target, or one that navigated, is where the work is.
-	if !known || prev.URL != t.URL {
+	// A new target, or one that navigated, is where the work is; one held
+	// (opened in the background) loads its first page without becoming so.
+	switch {
+	case f.held[t.ID] && (!known || prev.URL != t.URL && isBlank(prev.URL)):
+		if !isBlank(t.URL) {
+			delete(f.held, t.ID)
+		}
+	case !known || prev.URL != t.URL:
+		delete(f.held, t.ID)
 		f.touchLocked(t.ID)
 	}
 	if !known || prev != t {
@@ -108,9 +117,32 @@ func (f *Follower) Touch(id string) {
 	if _, ok := f.targets[id]; !ok {
 		return
 	}
+	delete(f.held, id)
 	f.touchLocked(id)
 	f.notifyLocked()
 }
+
+// Hold keeps a target that was opened in the background out of the order
+// of activity while it loads its first page: it becomes active when it is
+// touched or navigates again, not by appearing or by that first load.
+func (f *Follower) Hold(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t, ok := f.targets[id]; !ok || isBlank(t.URL) {
+		f.held[id] = true
+	}
+	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+	f.notifyLocked()
+}
+
+// Forget drops a target known to be gone (closed through the caller)
+// before the browser's event says so.
+func (f *Follower) Forget(id string) {
+	raw, _ := json.Marshal(map[string]string{"targetId": id})
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: raw})
+}
+
+func isBlank(url string) bool { return url == "" || url == "about:blank" }
 
 // Demote takes a target out of the order of activity (it stays known): it
 // is no candidate until it is active again.

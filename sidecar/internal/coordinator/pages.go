@@ -211,6 +211,8 @@ func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
 	if focus {
 		return p.Focus(ctx, created.TargetID)
 	}
+	// Opened in the background: the tab in front stays in front.
+	p.follow.Hold(created.TargetID)
 	return Tab{ID: created.TargetID, URL: url}, nil
 }
 
@@ -235,5 +237,8 @@ func (p *pages) Close(ctx context.Context, id string) error {
 	if _, err := p.caller.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
 		return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 	}
+	// Gone for whoever asks next (the tab in front, page tools' focus),
+	// before the browser's event arrives.
+	p.follow.Forget(id)
 	return nil
 }
