@@ -35,13 +35,19 @@ type Follower struct {
 	mu      sync.Mutex
 	targets map[string]Target
 	order   []string // target ids, most recently active last
-	held    map[string]bool
 	changed chan struct{}
+	// Targets opened in the background (Background): held ones are kept
+	// out of the order while they load their first page; pending counts
+	// background opens whose page has not appeared yet, claimed the pages
+	// that appeared for them.
+	held    map[string]bool
+	claimed map[string]bool
+	pending int
 }
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, claimed: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -79,6 +85,7 @@ func (f *Follower) HandleEvent(m Message) Update {
 		}
 		delete(f.targets, ev.TargetID)
 		delete(f.held, ev.TargetID)
+		delete(f.claimed, ev.TargetID)
 		f.order = slices.DeleteFunc(f.order, func(id string) bool { return id == ev.TargetID })
 		f.notifyLocked()
 		return Update{Kind: "destroyed", Target: t, Prev: t, Known: true}
@@ -89,12 +96,18 @@ func (f *Follower) HandleEvent(m Message) Update {
 	}
 	prev, known := f.targets[t.ID]
 	f.targets[t.ID] = t
+	if !known && f.pending > 0 && IsPage(t) {
+		// The page a background open waits for (the browser announces it
+		// before it answers the open).
+		f.pending--
+		f.held[t.ID], f.claimed[t.ID] = true, true
+	}
 	// A new target, or one that navigated, is where the work is; one held
 	// (opened in the background) loads its first page without becoming so.
 	switch {
 	case f.held[t.ID] && (!known || prev.URL != t.URL && isBlank(prev.URL)):
-		if !isBlank(t.URL) {
-			delete(f.held, t.ID)
+		if known && !isBlank(t.URL) {
+			delete(f.held, t.ID) // its first page: from now on it is as any other
 		}
 	case !known || prev.URL != t.URL:
 		delete(f.held, t.ID)
@@ -122,17 +135,38 @@ func (f *Follower) Touch(id string) {
 	f.notifyLocked()
 }
 
-// Hold keeps a target that was opened in the background out of the order
-// of activity while it loads its first page: it becomes active when it is
-// touched or navigates again, not by appearing or by that first load.
-func (f *Follower) Hold(id string) {
+// Background is called before opening a target in the background: the
+// page that appears for it is held out of the order of activity while it
+// loads its first page (it becomes active when touched, or when it
+// navigates after that). Call done with the id the browser gave ("" when
+// the open failed). A page another client opens at the same moment may be
+// held instead: it becomes active at its next navigation.
+func (f *Follower) Background() (done func(id string)) {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if t, ok := f.targets[id]; !ok || isBlank(t.URL) {
-		f.held[id] = true
+	f.pending++
+	f.mu.Unlock()
+	var once sync.Once
+	return func(id string) {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.claimed[id] {
+				delete(f.claimed, id)
+				return
+			}
+			if f.pending > 0 {
+				f.pending--
+			}
+			if id == "" {
+				return
+			}
+			if t, ok := f.targets[id]; !ok || isBlank(t.URL) {
+				f.held[id] = true
+			}
+			f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+			f.notifyLocked()
+		})
 	}
-	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
-	f.notifyLocked()
 }
 
 // Forget drops a target known to be gone (closed through the caller)

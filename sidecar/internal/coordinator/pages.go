@@ -198,21 +198,27 @@ func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
+	held := func(string) {}
+	if !focus {
+		// Opened in the background: the tab in front stays in front.
+		held = p.follow.Background()
+	}
 	res, err := p.caller.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
 	if err != nil {
+		held("")
 		return Tab{}, err
 	}
 	var created struct {
 		TargetID string `json:"targetId"`
 	}
 	if err := json.Unmarshal(res, &created); err != nil {
+		held("")
 		return Tab{}, err
 	}
+	held(created.TargetID)
 	if focus {
 		return p.Focus(ctx, created.TargetID)
 	}
-	// Opened in the background: the tab in front stays in front.
-	p.follow.Hold(created.TargetID)
 	return Tab{ID: created.TargetID, URL: url}, nil
 }
 
