@@ -32,5 +32,6 @@
 //
 // Unfocused tabs' tools (toolCount in list_tabs) are found on demand: a
 // short-lived engine per tab (attach, discover, detach), a few at a time,
-// bounded in time, cached by tab and URL for a while.
+// bounded in time and number; never cached, since a page that is not
+// focused may change its forms without anyone hearing of it.
 package pagefocus

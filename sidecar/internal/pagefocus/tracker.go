@@ -31,11 +31,12 @@ type Config struct {
 	// (default 10 s); SettleTimeout how long Focus waits for the tab's page
 	// to load and its tools to be known (default 15 s).
 	StartTimeout, SettleTimeout time.Duration
-	// Peeks (the tools of unfocused tabs): at most PeekConcurrency at a
-	// time (default 4), PeekMax tabs per call (default 24), each within
-	// PeekTimeout (default 4 s), cached for PeekTTL (default 30 s).
+	// Peeks (the tools of unfocused tabs, found anew at every ask: a page
+	// may have changed its forms since): at most PeekConcurrency at a time
+	// (default 4), PeekMax tabs per call (default 24), each within
+	// PeekTimeout (default 4 s).
 	PeekConcurrency, PeekMax int
-	PeekTimeout, PeekTTL     time.Duration
+	PeekTimeout              time.Duration
 	Logger                   *slog.Logger
 }
 
@@ -56,7 +57,6 @@ func (c Config) withDefaults() Config {
 	dur(&c.StartTimeout, 10*time.Second)
 	dur(&c.SettleTimeout, 15*time.Second)
 	dur(&c.PeekTimeout, 4*time.Second)
-	dur(&c.PeekTTL, 30*time.Second)
 	num(&c.PeekConcurrency, 4)
 	num(&c.PeekMax, 24)
 	if c.Logger == nil {
@@ -109,20 +109,11 @@ type Tracker struct {
 
 	// The loop's own.
 	lastFront frontKey
-
-	peekMu sync.Mutex
-	peeks  map[string]peeked // tab id → its tools, found on demand
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
 // becomes front, or navigates there, is a new key.
 type frontKey struct{ id, url string }
-
-type peeked struct {
-	url   string
-	tools []pagetools.Tool
-	at    time.Time
-}
 
 // New starts a tracker; active says whether it focuses tabs from the start
 // (see SetActive). Close it.
@@ -135,7 +126,6 @@ func New(b Browser, cfg Config, active bool) *Tracker {
 		reqs:    make(chan func()),
 		changed: make(chan struct{}, 1),
 		active:  active,
-		peeks:   map[string]peeked{},
 	}
 	t.events, t.unsub = b.Subscribe()
 	t.wg.Add(1)
@@ -495,8 +485,8 @@ func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*
 
 // Peek answers the tools of these tabs, by id: the focused tab's from its
 // engine, the others' found on demand (a short-lived engine each, a few at
-// a time, within PeekTimeout) or from the cache. A tab whose tools could
-// not be found in time is missing from the answer.
+// a time, within PeekTimeout). A tab whose tools could not be found in
+// time, or past PeekMax, is missing from the answer.
 func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][]pagetools.Tool {
 	out := map[string][]pagetools.Tool{}
 	snap := t.Snapshot()
@@ -504,10 +494,6 @@ func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][
 	for _, tab := range tabs {
 		if tab.ID == snap.TabID {
 			out[tab.ID] = snap.Tools
-			continue
-		}
-		if tools, ok := t.cached(tab.ID, tab.URL); ok {
-			out[tab.ID] = tools
 			continue
 		}
 		if len(todo) < t.cfg.PeekMax {
@@ -557,27 +543,7 @@ func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) ([]pagetools.
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("the tab's page did not load within %s", t.cfg.PeekTimeout)
 	}
-	url, _ := f.eng.Page()
-	tools := f.eng.Tools()
-	t.peekMu.Lock()
-	for k, p := range t.peeks {
-		if time.Since(p.at) > t.cfg.PeekTTL {
-			delete(t.peeks, k)
-		}
-	}
-	t.peeks[id] = peeked{url: url, tools: tools, at: time.Now()}
-	t.peekMu.Unlock()
-	return tools, nil
-}
-
-func (t *Tracker) cached(id, url string) ([]pagetools.Tool, bool) {
-	t.peekMu.Lock()
-	defer t.peekMu.Unlock()
-	p, ok := t.peeks[id]
-	if !ok || p.url != url || time.Since(p.at) > t.cfg.PeekTTL {
-		return nil, false
-	}
-	return p.tools, true
+	return f.eng.Tools(), nil
 }
 
 // focused is a tab with an engine on a session of its own.
