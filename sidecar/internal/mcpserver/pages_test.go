@@ -177,6 +177,9 @@ func TestDynamicPageTools(t *testing.T) {
 	if req, _ := schema["required"].([]any); len(req) != 3 {
 		t.Fatalf("search_flights' schema: %v", schema)
 	}
+	if n := checkPortable(t, s.listTools()); n < 2*11+2 {
+		t.Fatalf("checked %d schemas", n)
+	}
 
 	// A call that navigates: the tools follow, with one list_changed.
 	n.drain()

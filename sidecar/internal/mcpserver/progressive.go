@@ -107,6 +107,10 @@ func (pr *progressive) onEvent() {
 		pr.disconnect(ctx)
 	} else if _, err := pr.recount(ctx); errors.Is(err, coordinator.ErrNotRunning) {
 		pr.disconnect(ctx)
+	} else {
+		// A hidden blank tab someone navigated is shown from now on: with
+		// --follow-user-focus focus may go there now.
+		_ = pr.p.tr.Sync(ctx)
 	}
 	pr.p.refresh()
 }
@@ -536,10 +540,12 @@ func (pr *progressive) closeTab(ctx context.Context, req mcp.CallToolRequest) (*
 	} else if id = pr.p.tr.Snapshot().TabID; id == "" {
 		return toolError(errors.New("close_tab: no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")), nil
 	}
-	if err := pr.c.CloseTab(ctx, id); err != nil {
+	done := pr.p.tr.Closing(ctx, id)
+	err = pr.c.CloseTab(ctx, id)
+	done(err == nil)
+	if err != nil {
 		return toolError(fmt.Errorf("close_tab: %w", err)), nil
 	}
-	_ = pr.p.tr.Closed(ctx, id)
 	_, _ = pr.recount(ctx)
 	pr.p.refresh()
 	return answer(map[string]any{"closed": true, "tabId": pr.num(id)}), nil

@@ -235,11 +235,16 @@ func (h *handlers) closeTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			return toolError(fmt.Errorf("coordinator_close_tab: no tab is focused; pass tabId (see coordinator_list_tabs)")), nil
 		}
 	}
-	if err := h.c.CloseTab(ctx, id); err != nil {
+	done := func(bool) {}
+	if h.pages != nil {
+		done = h.pages.tr.Closing(ctx, id)
+	}
+	err = h.c.CloseTab(ctx, id)
+	done(err == nil)
+	if err != nil {
 		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
 	}
 	if h.pages != nil {
-		_ = h.pages.tr.Closed(ctx, id)
 		h.pages.refresh()
 	}
 	return mcp.NewToolResultStructured(map[string]any{"closed": id}, "Closed tab "+id), nil

@@ -109,6 +109,7 @@ type Tracker struct {
 
 	// The loop's own.
 	lastFront frontKey
+	closing   int // closes under way through the coordinator (Closing)
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
@@ -270,6 +271,11 @@ func (t *Tracker) onEvent(ev coordinator.Event) {
 // follow moves focus to the tab in front when a tab has become front since
 // the last look.
 func (t *Tracker) follow() {
+	if t.closing > 0 {
+		// A tab is being closed: what comes to the front meanwhile was
+		// only behind it (Closing).
+		return
+	}
 	key, front, ok := t.front()
 	if key == t.lastFront {
 		return
@@ -457,17 +463,25 @@ func (t *Tracker) Sync(ctx context.Context) error {
 	})
 }
 
-// Closed tells the tracker a tab was closed through the coordinator: if it
-// was focused, no tab is focused now (even where another is in front).
-func (t *Tracker) Closed(ctx context.Context, id string) error {
-	return t.do(ctx, func() {
-		if f := t.current(); f != nil && f.tab.ID == id {
-			t.setFocus(nil, "the tab was closed")
-		}
-		if t.cfg.Follow {
-			t.lastFront, _, _ = t.front()
-		}
-	})
+// Closing is called before a tab is closed through the coordinator, and
+// the function it returns after, with whether the tab closed. A focused tab
+// that closed leaves no tab focused, even where another is in front now:
+// that one was only behind it, so focus does not go there by itself.
+func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool)) {
+	held := t.do(ctx, func() { t.closing++ }) == nil
+	return func(closed bool) {
+		_ = t.do(t.ctx, func() {
+			if held {
+				t.closing--
+			}
+			if f := t.current(); closed && f != nil && f.tab.ID == id {
+				t.setFocus(nil, "the tab was closed")
+			}
+			if t.cfg.Follow {
+				t.lastFront, _, _ = t.front()
+			}
+		})
+	}
 }
 
 // Call runs a page tool of the focused tab.

@@ -338,20 +338,30 @@ func TestClosedThroughTheTabTools(t *testing.T) {
 	b.open("A", "a.html", true)
 	b.open("B", "b.html", true)
 	waitFocus(t, tr, "B", func(f Focus) bool { return f.TabID == "B" })
-	// coordinator_close_tab closes B and says so at once, before the
-	// browser's event.
+	// coordinator_close_tab closes B: the tab behind it comes to the front
+	// (and its event may reach the tracker) before the close has answered.
+	done := tr.Closing(context.Background(), "B")
 	b.mu.Lock()
 	b.tabs, b.front = b.tabs[:1], "A"
 	b.mu.Unlock()
-	if err := tr.Closed(context.Background(), "B"); err != nil {
-		t.Fatal(err)
+	b.emit(coordinator.PagesChanged)
+	if f := sync_(t, tr); f.TabID != "B" {
+		t.Fatalf("focus moved while B was closing: %+v", f)
 	}
+	done(true)
 	if f := tr.Snapshot(); f.TabID != "" {
 		t.Fatalf("focused after closing the focused tab: %+v", f)
 	}
 	b.emit(coordinator.PagesChanged)
 	if f := sync_(t, tr); f.TabID != "" {
 		t.Fatalf("A took the focus after B closed: %+v", f)
+	}
+	// A close that failed changes nothing.
+	b.open("C", "c.html", true)
+	waitFocus(t, tr, "C", func(f Focus) bool { return f.TabID == "C" })
+	tr.Closing(context.Background(), "C")(false)
+	if f := tr.Snapshot(); f.TabID != "C" {
+		t.Fatalf("a failed close unfocused: %+v", f)
 	}
 }
 
