@@ -14,6 +14,7 @@ import { startSiteServer } from '../lib/siteserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { startHTTPCoordinator, connectHTTP } from '../lib/httpmcp.mjs';
 import { watchListChanged, toolNames, untilTools, noListChanged, prices } from '../lib/listchanged.mjs';
+import { readStates } from '../lib/statefiles.mjs';
 
 let site;
 let work;
@@ -132,8 +133,23 @@ test('the static pair: a client that lists the tools once', async (t) => {
   }
 });
 
+/** The browser as its user (or another program) sees it: its CDP endpoint's /json API, through the proxy. */
+function browserSide(stateDir) {
+  const [st] = readStates(stateDir);
+  const json = async (p, method = 'GET') => (await fetch(`${st.cdpEndpoint}/json/${p}`, { method })).text();
+  return {
+    open: async (url) => JSON.parse(await json(`new?${url}`, 'PUT')),
+    close: async (url) => {
+      const target = JSON.parse(await json('list')).find((x) => x.type === 'page' && x.url.startsWith(url));
+      assert.ok(target, `a page at ${url}`);
+      await json(`close/${target.id}`);
+    },
+  };
+}
+
 test('progressive: the seed\'s state machine, step by step, with the exact tool sets', async (t) => {
-  const coord = await startCoordinator({ ...dirs('prog'), args: ['--tools', 'progressive'] });
+  const d = dirs('prog');
+  const coord = await startCoordinator({ ...d, args: ['--tools', 'progressive'] });
   t.after(() => coord.close());
   const c = coord.client;
   const changes = watchListChanged(c);
@@ -204,6 +220,26 @@ test('progressive: the seed\'s state machine, step by step, with the exact tool 
   await call(c, 'close_tab', { tabId: opened.tab.id });
   await next;
   await exactly(['list_tabs', 'open_tab']);
+
+  // The seed's edge cases that happen in the browser. The user opens a tab:
+  // from no tabs, focus_tab appears; from some, nothing is sent.
+  const user = browserSide(d.stateDir);
+  await user.open(`${site.url}/inbox.html`);
+  await untilTools(c, changes, (names) => names.includes('focus_tab'), { what: 'a tab the user opened' });
+  const quietOpen = noListChanged(changes, 1000, 'a second tab the user opened');
+  await user.open(`${site.url}/stores.html`);
+  await quietOpen;
+  const rows = (await call(c, 'list_tabs')).structuredContent.tabs;
+  assert.equal(rows.length, 2);
+  // The user closes the focused tab: list_changed, page tools gone, none focused.
+  const inbox = rows.find((x) => x.url.endsWith('/inbox.html'));
+  await call(c, 'focus_tab', { tabId: inbox.id });
+  await untilTools(c, changes, (names) => names.includes('search_inbox'));
+  next = changes.next('the user closed the focused tab');
+  await user.close(`${site.url}/inbox.html`);
+  await next;
+  await untilTools(c, changes, (names) => seedOnly(names, ['list_tabs', 'open_tab', 'focus_tab']));
+  assert.equal((await call(c, 'list_tabs')).structuredContent.focusedTabId, null);
 });
 
 test('progressive: the seed\'s multi-tab comparison, start to end', async (t) => {

@@ -228,3 +228,31 @@ func TestExplicitFocus(t *testing.T) {
 	}
 	waitFocus(t, tr, "after the focused tab closed", func(f Focus) bool { return f.TabID == "" })
 }
+
+func TestACrashedTabIsNotFocused(t *testing.T) {
+	site := serveSite(t)
+	c := newCoordinator(t)
+	tr := New(Coordinator(c), Config{Follow: true}, true)
+	defer tr.Close()
+	ctx := ctxFor(t)
+	tab, err := c.OpenTab(ctx, site+"/flights.html", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFocus(t, tr, "the tab", func(f Focus) bool { return f.TabID == tab.ID && len(f.Tools) > 0 })
+	s, err := c.AttachTab(ctx, tab.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	crash, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, _ = s.Call(crash, "Page.crash", nil) // answers never: the renderer is gone
+	waitFocus(t, tr, "after the crash", func(f Focus) bool { return f.TabID == "" })
+	if err := tr.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Snapshot(); f.TabID != "" {
+		t.Fatalf("the crashed tab was focused again: %+v", f)
+	}
+}
