@@ -97,7 +97,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	if o.Progressive {
 		opts = append(opts, server.WithInstructions(progressiveInstructions))
 	} else {
-		opts = append(opts, server.WithInstructions(instructions(p != nil)))
+		opts = append(opts, server.WithInstructions(instructions(o.PageTools)))
 	}
 	s := server.NewMCPServer("browser-coordinator", version.Get().Version, opts...)
 	out := &Served{MCP: s, pages: p}

@@ -26,12 +26,23 @@ It keeps one CDP endpoint (see coordinator_status) that stays the same when the 
 The browser starts by itself on first use: you rarely need coordinator_launch_browser.
 Use coordinator_restart_browser when the browser is stuck, coordinator_launch_browser to switch browser or headless mode, coordinator_stop_browser to free memory.`
 
-const pageInstructions = `
-The focused tab (the tab in front) brings its own tools, found in its page: its forms, result lists and buttons, and the tools it declares with WebMCP (e.g. search_flights, open_result). They appear in this server's tool list while their tab is focused (list_changed says when they change); coordinator_page_tools lists them and coordinator_call_page_tool calls them by name for clients that do not list tools again. One page tool call fills a form and submits it, or clicks, and answers what happened.`
+const (
+	pageInstructions = `
+The focused tab (the tab in front) brings its own tools, found in its page: its forms, result lists and buttons, and the tools it declares with WebMCP (e.g. search_flights, open_result). One page tool call fills a form and submits it, or clicks, and answers what happened.`
+	listedInstructions = `
+They appear in this server's tool list while their tab is focused (list_changed says when they change); coordinator_page_tools lists them and coordinator_call_page_tool calls them by name, for clients that do not list tools again.`
+	staticInstructions = `
+coordinator_page_tools lists them and coordinator_call_page_tool calls them by name.`
+)
 
-func instructions(pages bool) string {
-	if pages {
-		return baseInstructions + pageInstructions
+// instructions are the server's instructions for a page-tools surface
+// (PageTools*).
+func instructions(pageTools string) string {
+	switch pageTools {
+	case PageToolsDynamic:
+		return baseInstructions + pageInstructions + listedInstructions
+	case PageToolsStatic:
+		return baseInstructions + pageInstructions + staticInstructions
 	}
 	return baseInstructions
 }

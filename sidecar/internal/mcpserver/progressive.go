@@ -301,6 +301,13 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 		return toolError(err), nil
 	}
 	const instructions = "Call connect_browser with launch: true to launch a browser, or start browser-coordinator with --cdp-endpoint to attach to one that runs with remote debugging."
+	if pr.isConnected() && pr.backendKey() == pr.c.BackendKey() {
+		// Connected already: nothing changes.
+		tabs, err := pr.recount(ctx)
+		if err == nil {
+			return pr.success(len(tabs)), nil
+		}
+	}
 	st := pr.c.Status()
 	there := st.State == coordinator.Running || st.Backend != state.BackendTier1
 	if !there && !launch {
@@ -334,12 +341,17 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 		return answer(map[string]any{"connected": false, "error": err.Error(), "instructions": instructions}), nil
 	}
 	pr.p.refresh()
-	st = pr.c.Status()
+	return pr.success(len(tabs)), nil
+}
+
+// success is connect_browser's answer when a browser is connected.
+func (pr *progressive) success(tabCount int) *mcp.CallToolResult {
+	st := pr.c.Status()
 	version := ""
 	if st.Browser != nil {
 		version = st.Browser.Version
 	}
-	return answer(map[string]any{"connected": true, "browser": map[string]any{"name": browserName(st), "version": version}, "tabCount": len(tabs)}), nil
+	return answer(map[string]any{"connected": true, "browser": map[string]any{"name": browserName(st), "version": version}, "tabCount": tabCount})
 }
 
 func (pr *progressive) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

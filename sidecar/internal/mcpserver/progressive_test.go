@@ -79,6 +79,12 @@ func TestProgressiveStateMachine(t *testing.T) {
 	}
 	n.wait(t, "connected")
 	s.exactly(t, "list_tabs", "open_tab")
+	// Once connected, connect_browser (still callable by a client that
+	// kept an old list) changes nothing.
+	if r := seedResult(t, s, "connect_browser", map[string]any{"launch": true}); r["connected"] != true || r["tabCount"] != 0.0 {
+		t.Fatalf("connect_browser again: %v", r)
+	}
+	n.quiet(t, 300*time.Millisecond, "connect_browser again")
 	if r := seedResult(t, s, "list_tabs", nil); len(r["tabs"].([]any)) != 0 || r["focusedTabId"] != nil {
 		t.Fatalf("list_tabs with no tabs: %v", r)
 	}
