@@ -56,6 +56,12 @@ test('dynamic page tools: the focused tab\'s tools, list_changed on focus, navig
   assert.equal(listed.annotations.readOnlyHint, true, 'a GET search only navigates');
   assert.match(listed.description, /Page text: "/, 'page text is marked as the page\'s');
 
+  // A form the page rejects: the browser's own validation message, nothing submitted.
+  const rejected = await call(coord.client, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-10', return_date: '2026-05-01' }, { allowError: true });
+  assert.equal(rejected.isError, true);
+  assert.match(rejected.text, /"return_date".*Return date must be on or after the departure date/s);
+  assert.deepEqual(pageOnly(await toolNames(coord.client)), ['search_flights', 'subscribe_newsletter'], 'still on the form');
+
   // Navigation: the call reaches the results page; the tools follow.
   const before = changes.count();
   const searched = await call(coord.client, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-01', passengers: 2 });
