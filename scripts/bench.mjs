@@ -21,7 +21,10 @@
 //                            browser (goal ≤ 1.2×); a CDP round trip through the extension vs the same
 //                            browser's debugging port (context)
 //   page tools               discovery on 5,000 elements (≤ 30 ms), a page's tool-list bytes (≤ 6 KB),
-//                            load event → tools changed (≤ 150 ms): Go benchmarks of the engine
+//                            load event → tools changed (≤ 150 ms): Go benchmarks of the engine;
+//                            at an MCP client: load event → list_changed (≤ 150 ms), tools/list bytes
+//                            with a typical page focused (page's part ≤ 6 KB), the flight search in one
+//                            page-tool call vs Playwright MCP (snapshot, fill form, click)
 //
 // BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
 import { spawn } from 'node:child_process';
@@ -31,7 +34,7 @@ import path from 'node:path';
 import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, requireGo } from './lib/build.mjs';
 import { binaryPath, childMCPs } from './lib/paths.mjs';
-import { pageToolsBenchmarks } from './lib/benchpagetools.mjs';
+import { pageToolsBenchmarks, pageToolsMCP } from './lib/benchpagetools.mjs';
 import { readStates } from './lib/statefiles.mjs';
 import { npmStart, startToToolsList } from './lib/benchnpm.mjs';
 import { buildBrowserExtension } from './lib/browserExtension.mjs';
@@ -247,6 +250,23 @@ try {
   row('page tools: bytes of a typical page\'s tools', listBytes.map(([k, b]) => `${k} ${b}`).join(', '), `${maxBytes} B at most`, '-', '≤ 6 KB', maxBytes <= 6144);
   row('page tools: load event → tools changed (engine, median)', '-', ms(pt.LoadToChanged['ms-median']), '-', '≤ 150 ms', pt.LoadToChanged['ms-median'] <= 150);
   row('page tools: search_flights, one call (median)', '-', ms(pt.SearchFlightsCall['ms-median']), '-', '(context)', true);
+
+  progress('page tools at an MCP client ...');
+  const { startSiteServer } = await import('./lib/siteserver.mjs');
+  const site = await startSiteServer();
+  try {
+    const pm = await pageToolsMCP({ work, site, n: reps(20, 5), median });
+    row('page tools: load event → list_changed at an MCP client (median)', '-', ms(pm.loadToListChanged), '-', '≤ 150 ms', pm.loadToListChanged <= 150);
+    const parts = Object.entries(pm.listBytes);
+    const most = Math.max(...parts.map(([, b]) => b.pagePart));
+    row('page tools: tools/list bytes, a typical page focused (page\'s part)', parts.map(([k, b]) => `${k} ${b.pagePart}`).join(', '),
+      `${most} B at most (of ${Math.max(...parts.map(([, b]) => b.total))} B in all)`, '-', '≤ 6 KB', most <= 6144);
+    const { pageTool: one, playwright: three } = pm.flight;
+    row('flight search filled and submitted (median)', `Playwright MCP: ${three.calls} calls, ${ms(three.ms)}, ${three.bytes} B answered`,
+      `page tool: ${one.calls} call, ${ms(one.ms)}, ${one.bytes} B`, `${(three.ms / one.ms).toFixed(1)}× faster`, '(context)', true);
+  } finally {
+    await site.close();
+  }
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });

@@ -17,6 +17,7 @@ import { findBrowser, installAdvice } from '../lib/setup.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { ensureCodeServer, codeServerSkip, startCodeServer } from '../lib/codeserver.mjs';
 import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { watchListChanged, untilTools } from '../lib/listchanged.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { root } from '../lib/paths.mjs';
@@ -95,6 +96,7 @@ test('a wrapped Playwright MCP sees VS Code\'s Simple Browser as its only page, 
   const cwd = path.join(tmp, 'ws');
   const coord = await startCoordinator({ stateDir, cwd, env: { TERM_PROGRAM: 'vscode', TMPDIR: path.join(tmp, 't') } });
   t.after(() => coord.close());
+  const changes = watchListChanged(coord.client);
   const status = (await call(coord.client, 'coordinator_status')).structuredContent;
   assert.equal(status.vscode?.tier, 2, JSON.stringify(status.vscode));
   const pw = await startWrapped('playwright', { stateDir, cwd });
@@ -114,6 +116,15 @@ test('a wrapped Playwright MCP sees VS Code\'s Simple Browser as its only page, 
   // And the user sees it: the Simple Browser inside VS Code shows the change.
   const frame = workbench.frames().find((f) => f.url().includes('localhost:'));
   assert.match(await frame.locator('#out').innerText(), /Clicked 1 time\(s\)/);
+
+  // Page tools: the view's page is the focused tab; its button is a tool.
+  await untilTools(coord.client, changes, (names) => names.includes('click_me'), { what: 'the view\'s page tools' });
+  const tabsNow = (await call(coord.client, 'coordinator_list_tabs')).structuredContent;
+  assert.equal(tabsNow.tabs.length, 1);
+  assert.equal(tabsNow.focusedTabId, tabsNow.tabs[0].id, 'the view is the focused tab');
+  const clicked = await call(coord.client, 'click_me');
+  assert.match(clicked.text, /Clicked 2 time\(s\)/, 'the page tool clicked in the view');
+  assert.match(await frame.locator('#out').innerText(), /Clicked 2 time\(s\)/, 'and the user sees it');
 
   const shot = await call(pw.client, 'browser_take_screenshot', {});
   assert.ok(shot.content.some((c) => c.type === 'image' && c.data.length > 1000), 'a screenshot of the view');

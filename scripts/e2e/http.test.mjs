@@ -31,14 +31,14 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
   assert.deepEqual(sessions.map((s) => s.transport).sort(), ['sse', 'streamable-http', 'streamable-http']);
   assert.equal(new Set(sessions.map((s) => s.id)).size, 3, 'three sessions');
   assert.ok(sessions.some((s) => s.id === a.transport.sessionId) && sessions.some((s) => s.id === b.transport.sessionId));
-  for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 9);
+  for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 11);
 
   // One browser, whoever asks.
   const launched = (await call(a.client, 'coordinator_launch_browser', { url: `${ws.pages.url}/` })).structuredContent;
   const tab = (await call(b.client, 'coordinator_open_tab', { url: `${ws.pages.url}/second` })).structuredContent;
   const [ta, tb, tc] = await Promise.all([a, b, c].map((conn) => call(conn.client, 'coordinator_list_tabs')));
   for (const tabs of [ta, tb, tc]) {
-    assert.equal(tabs.structuredContent.frontTabId, tab.id, 'every session sees the tab another one opened');
+    assert.equal(tabs.structuredContent.focusedTabId, tab.id, 'every session sees the tab another one opened');
   }
   for (const conn of [a, b, c]) assert.equal((await status(conn)).browser.pid, launched.browser.pid);
 

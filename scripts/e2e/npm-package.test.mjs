@@ -16,7 +16,7 @@ import { workspace } from '../lib/workspace.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 
 const ws = workspace('bcnpm-');
-const coordinatorTools = 9;
+const coordinatorTools = 11; // 9 and the page-tools pair
 // No registry: whatever npm would fetch fails instead.
 const offline = { npm_config_offline: 'true' };
 let work; // the packages, packed and installed

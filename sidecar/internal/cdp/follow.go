@@ -36,11 +36,18 @@ type Follower struct {
 	targets map[string]Target
 	order   []string // target ids, most recently active last
 	changed chan struct{}
+	// Targets opened in the background (Background): held ones are kept
+	// out of the order while they load their first page; pending counts
+	// background opens whose page has not appeared yet, claimed the pages
+	// that appeared for them.
+	held    map[string]bool
+	claimed map[string]bool
+	pending int
 }
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, claimed: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -77,6 +84,8 @@ func (f *Follower) HandleEvent(m Message) Update {
 			return Update{}
 		}
 		delete(f.targets, ev.TargetID)
+		delete(f.held, ev.TargetID)
+		delete(f.claimed, ev.TargetID)
 		f.order = slices.DeleteFunc(f.order, func(id string) bool { return id == ev.TargetID })
 		f.notifyLocked()
 		return Update{Kind: "destroyed", Target: t, Prev: t, Known: true}
@@ -87,8 +96,21 @@ func (f *Follower) HandleEvent(m Message) Update {
 	}
 	prev, known := f.targets[t.ID]
 	f.targets[t.ID] = t
-	// A new target, or one that navigated, is where the work is.
-	if !known || prev.URL != t.URL {
+	if !known && f.pending > 0 && IsPage(t) {
+		// The page a background open waits for (the browser announces it
+		// before it answers the open).
+		f.pending--
+		f.held[t.ID], f.claimed[t.ID] = true, true
+	}
+	// A new target, or one that navigated, is where the work is; one held
+	// (opened in the background) loads its first page without becoming so.
+	switch {
+	case f.held[t.ID] && (!known || prev.URL != t.URL && isBlank(prev.URL)):
+		if known && !isBlank(t.URL) {
+			delete(f.held, t.ID) // its first page: from now on it is as any other
+		}
+	case !known || prev.URL != t.URL:
+		delete(f.held, t.ID)
 		f.touchLocked(t.ID)
 	}
 	if !known || prev != t {
@@ -108,9 +130,53 @@ func (f *Follower) Touch(id string) {
 	if _, ok := f.targets[id]; !ok {
 		return
 	}
+	delete(f.held, id)
 	f.touchLocked(id)
 	f.notifyLocked()
 }
+
+// Background is called before opening a target in the background: the
+// page that appears for it is held out of the order of activity while it
+// loads its first page (it becomes active when touched, or when it
+// navigates after that). Call done with the id the browser gave ("" when
+// the open failed). A page another client opens at the same moment may be
+// held instead: it becomes active at its next navigation.
+func (f *Follower) Background() (done func(id string)) {
+	f.mu.Lock()
+	f.pending++
+	f.mu.Unlock()
+	var once sync.Once
+	return func(id string) {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.claimed[id] {
+				delete(f.claimed, id)
+				return
+			}
+			if f.pending > 0 {
+				f.pending--
+			}
+			if id == "" {
+				return
+			}
+			if t, ok := f.targets[id]; !ok || isBlank(t.URL) {
+				f.held[id] = true
+			}
+			f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+			f.notifyLocked()
+		})
+	}
+}
+
+// Forget drops a target known to be gone (closed through the caller)
+// before the browser's event says so.
+func (f *Follower) Forget(id string) {
+	raw, _ := json.Marshal(map[string]string{"targetId": id})
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: raw})
+}
+
+func isBlank(url string) bool { return url == "" || url == "about:blank" }
 
 // Demote takes a target out of the order of activity (it stays known): it
 // is no candidate until it is active again.

@@ -87,30 +87,40 @@ func (p *Proxy) Close() error {
 
 func (p *Proxy) register(tools []Tool) {
 	own := p.srv.ListTools()
+	var batch []server.ServerTool
 	for _, t := range tools {
 		if _, taken := own[t.Name]; taken {
 			p.child.log.Warn("the child MCP has a tool with the name of one of ours; it is not served", "tool", t.Name)
 			continue
 		}
 		tool, err := toMCPTool(t)
-		if err == nil {
-			err = p.add(tool)
-		}
 		if err != nil {
 			p.child.log.Warn("a tool of the child MCP cannot be served", "tool", t.Name, "err", err)
+			continue
+		}
+		batch = append(batch, server.ServerTool{Tool: tool, Handler: p.call})
+	}
+	// All at once: one list_changed for the lot, where the server sends
+	// them. mcp-go refuses a whole batch for one tool it rejects (a panic):
+	// then one by one, so that it costs that tool only.
+	if len(batch) == 0 || p.add(batch...) == nil {
+		return
+	}
+	for _, st := range batch {
+		if err := p.add(st); err != nil {
+			p.child.log.Warn("a tool of the child MCP cannot be served", "tool", st.Tool.Name, "err", err)
 		}
 	}
 }
 
-// add registers one tool; mcp-go panics on a schema it rejects, which must
-// cost that tool only.
-func (p *Proxy) add(tool mcp.Tool) (err error) {
+// add registers tools; mcp-go panics on a schema it rejects.
+func (p *Proxy) add(tools ...server.ServerTool) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
 		}
 	}()
-	p.srv.AddTool(tool, p.call)
+	p.srv.AddTools(tools...)
 	return nil
 }
 

@@ -186,6 +186,11 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"install", "--host", "emacs"}, 1, `unknown host "emacs"`},
 		{[]string{"launch", "--headless=maybe"}, 1, "want true or false"},
 		{[]string{"stop"}, 1, "no browser-coordinator is running"},
+		{[]string{"--page-tools", "sometimes"}, 1, "--page-tools must be dynamic, static or off"},
+		{[]string{"--tools", "all"}, 1, "--tools must be default or progressive"},
+		{[]string{"--tools", "progressive", "--page-tools", "static"}, 1, "leave --page-tools out"},
+		{[]string{"--follow-user-focus"}, 1, "applies to --tools progressive only"},
+		{[]string{"--tools", "progressive", "--mcp", "npx", "@playwright/mcp"}, 1, "cannot serve a child MCP's tools (--mcp)"},
 	} {
 		if tc.args[0] == "--browser" {
 			testutil.BrowserPath(t) // the message lists what is installed

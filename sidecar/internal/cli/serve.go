@@ -40,6 +40,9 @@ type serveFlags struct {
 	// a single-user machine).
 	insecureNoToken bool
 	proxyAuth       string // on: the CDP endpoint carries the coordinator's secret; off: not
+	pageTools       string // dynamic, static or off
+	tools           string // default, or progressive (the seed's own surface)
+	followUserFocus bool   // progressive: focus follows the tab in front too
 }
 
 // headerList collects repeated --cdp-header 'Name: value' flags.
@@ -87,6 +90,9 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8931", "with --transport http: the address to listen on")
 	fs.StringVar(&f.token, "token", "", "with --transport http: the bearer token clients must send (default $BROWSER_COORDINATOR_TOKEN, else one kept in the state folder's http-token)")
 	fs.StringVar(&f.proxyAuth, "proxy-auth", "on", "on: the CDP endpoint carries the coordinator's secret in its path (wrap and --mcp fill it in); off: a plain http://127.0.0.1:PORT for hand-written setups (any local program can use it)")
+	fs.StringVar(&f.pageTools, "page-tools", "dynamic", "the focused tab's own tools: dynamic (listed as they come and go, with list_changed, and the static pair coordinator_page_tools / coordinator_call_page_tool), static (the pair only) or off")
+	fs.StringVar(&f.tools, "tools", "default", "the tool surface: default (coordinator_* tools and page tools), or progressive (the tab model's own surface: connect_browser, list_tabs, open_tab, focus_tab, close_tab and the focused tab's tools, each when it applies)")
+	fs.BoolVar(&f.followUserFocus, "follow-user-focus", false, "with --tools progressive: the focused tab also follows the tab in front (a tab the user or another tool brings there)")
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
@@ -117,6 +123,9 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 		return o, fmt.Errorf("--proxy-auth must be on or off, got %q", f.proxyAuth)
 	}
 	if err := f.checkTransport(); err != nil {
+		return o, err
+	}
+	if _, err := f.surface(nil); err != nil {
 		return o, err
 	}
 	if f.everyday() {
@@ -209,7 +218,13 @@ func runServe(args []string) int {
 		defer tiers.Close()
 	}
 
-	srv := mcpserver.New(c)
+	surface, _ := f.surface(log) // checked with the other flags
+	served, err := mcpserver.Build(c, surface)
+	if err != nil {
+		return fail(os.Stderr, "%v", err)
+	}
+	defer served.Close()
+	srv := served.MCP
 	if len(f.mcp) > 0 {
 		defer startSingleEntry(srv, c, f.mcp, log).Close()
 	}
@@ -218,6 +233,26 @@ func runServe(args []string) int {
 	}
 	serveStdio(ctx, srv, log)
 	return exitOK
+}
+
+// surface is the tool surface the flags ask for.
+func (f serveFlags) surface(log *slog.Logger) (mcpserver.Options, error) {
+	o := mcpserver.Options{FollowUserFocus: f.followUserFocus, Logger: log}
+	switch f.tools {
+	case "default":
+		o.PageTools = f.pageTools
+	case "progressive":
+		o.Progressive = true
+		if f.pageTools != "dynamic" {
+			o.PageTools = f.pageTools // refused by Check, with the reason
+		}
+		if len(f.mcp) > 0 {
+			return o, errors.New("--tools progressive is the tab model's own surface, with no other tools: it cannot serve a child MCP's tools (--mcp); run the child as its own MCP server through wrap instead")
+		}
+	default:
+		return o, fmt.Errorf("--tools must be default or progressive, got %q", f.tools)
+	}
+	return o, o.Check()
 }
 
 // maxStdioMessage bounds one message on stdin: a line longer than this is

@@ -198,16 +198,24 @@ func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
+	held := func(string) {}
+	if !focus {
+		// Opened in the background: the tab in front stays in front.
+		held = p.follow.Background()
+	}
 	res, err := p.caller.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
 	if err != nil {
+		held("")
 		return Tab{}, err
 	}
 	var created struct {
 		TargetID string `json:"targetId"`
 	}
 	if err := json.Unmarshal(res, &created); err != nil {
+		held("")
 		return Tab{}, err
 	}
+	held(created.TargetID)
 	if focus {
 		return p.Focus(ctx, created.TargetID)
 	}
@@ -235,5 +243,8 @@ func (p *pages) Close(ctx context.Context, id string) error {
 	if _, err := p.caller.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
 		return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 	}
+	// Gone for whoever asks next (the tab in front, page tools' focus),
+	// before the browser's event arrives.
+	p.follow.Forget(id)
 	return nil
 }

@@ -95,6 +95,10 @@ func (c *Coordinator) AttachTab(ctx context.Context, tabID string, onEvent func(
 	if err != nil {
 		return nil, err
 	}
+	return b.attachTab(ctx, tabID, onEvent)
+}
+
+func (b *backend) attachTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
 	o := cdp.PeerOptions{Mode: cdp.Page, Target: tabID, OnEvent: onEvent}
 	if conn := b.proxy.Conn; conn != nil {
 		peer, err := conn.Open(ctx, o)

@@ -17,33 +17,47 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
-const instructions = `browser-coordinator owns the browser for your browser automation tools.
+const baseInstructions = `browser-coordinator owns the browser for your browser automation tools.
 It keeps one CDP endpoint (see coordinator_status) that stays the same when the browser restarts or changes; browser automation MCP servers (Playwright MCP, chrome-devtools-mcp) connect to it.
 The browser starts by itself on first use: you rarely need coordinator_launch_browser.
 Use coordinator_restart_browser when the browser is stuck, coordinator_launch_browser to switch browser or headless mode, coordinator_stop_browser to free memory.`
 
-// New builds the MCP server for c.
-func New(c *coordinator.Coordinator) *server.MCPServer {
-	s := server.NewMCPServer("browser-coordinator", version.Get().Version,
-		server.WithToolCapabilities(false),
-		server.WithRecovery(),
-		server.WithInstructions(instructions),
-	)
-	h := &handlers{c: c}
-	for _, t := range h.tools() {
-		s.AddTool(t.tool, t.handle)
+const (
+	pageInstructions = `
+The focused tab (the tab in front) brings its own tools, found in its page: its forms, result lists and buttons, and the tools it declares with WebMCP (e.g. search_flights, open_result). One page tool call fills a form and submits it, or clicks, and answers what happened.`
+	listedInstructions = `
+They appear in this server's tool list while their tab is focused (list_changed says when they change); coordinator_page_tools lists them and coordinator_call_page_tool calls them by name, for clients that do not list tools again.`
+	staticInstructions = `
+coordinator_page_tools lists them and coordinator_call_page_tool calls them by name.`
+)
+
+// instructions are the server's instructions for a page-tools surface
+// (PageTools*).
+func instructions(pageTools string) string {
+	switch pageTools {
+	case PageToolsDynamic:
+		return baseInstructions + pageInstructions + listedInstructions
+	case PageToolsStatic:
+		return baseInstructions + pageInstructions + staticInstructions
 	}
-	return s
+	return baseInstructions
+}
+
+// New builds the MCP server for c with the coordinator tools only (no page
+// tools): Build with Options{PageTools: "off"}.
+func New(c *coordinator.Coordinator) *server.MCPServer {
+	s, _ := Build(c, Options{PageTools: PageToolsOff})
+	return s.MCP
 }
 
 type handlers struct {
 	c     *coordinator.Coordinator
 	child ChildReporter // single-entry mode (--mcp); nil without a child
+	pages *pageSurface  // nil with --page-tools off
 }
 
 type toolDef struct {
@@ -76,7 +90,7 @@ func (h *handlers) tools() []toolDef {
 	}
 	types = append(types, state.BackendEveryday)
 	typeEnum, _ := json.Marshal(types)
-	return []toolDef{
+	defs := []toolDef{
 		{newTool("coordinator_list_browsers", "List installed browsers",
 			"List the Chromium-family browsers installed on this machine (Chrome, Edge, Chromium, Brave, Chrome for Testing, Vivaldi) with their type, path and version. Use a type from here as browserType in coordinator_launch_browser.",
 			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, browsersSchema),
@@ -102,30 +116,8 @@ func (h *handlers) tools() []toolDef {
 			"Stop the browser and start it again with the same options, e.g. when it hangs or misbehaves. The CDP endpoint stays the same and automation tools reconnect on their next call. Open pages are lost.",
 			false, true, false, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
 			h.restart},
-		{newTool("coordinator_list_tabs", "List tabs",
-			"List the browser's open tabs (id, title, url) and which one is in front. Starts the browser if it is not running.",
-			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, tabsSchema),
-			h.listTabs},
-		{newTool("coordinator_open_tab", "Open a tab",
-			"Open a new tab at url; with focus (the default) it comes to the front. Starts the browser if it is not running.",
-			false, false, false, `{"type":"object","properties":{
-				"url":{"type":"string","description":"Page to open (http, https, file, about or data URL)."},
-				"focus":{"type":"boolean","default":true,"description":"Bring the new tab to the front."}
-			},"required":["url"],"additionalProperties":false}`, tabSchema),
-			h.openTab},
-		{newTool("coordinator_focus_tab", "Focus a tab",
-			"Bring the tab with this id (from coordinator_list_tabs) to the front.",
-			false, false, true, `{"type":"object","properties":{
-				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs."}
-			},"required":["tabId"],"additionalProperties":false}`, tabSchema),
-			h.focusTab},
-		{newTool("coordinator_close_tab", "Close a tab",
-			"Close the tab with this id (from coordinator_list_tabs), or the tab in front when no id is given.",
-			false, true, false, `{"type":"object","properties":{
-				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs; default: the tab in front."}
-			},"additionalProperties":false}`, `{"type":"object","properties":{"closed":{"type":"string"}},"required":["closed"]}`),
-			h.closeTab},
 	}
+	return append(defs, h.tabTools()...)
 }
 
 // args checks a call's arguments against the names and JSON types allowed.
@@ -383,119 +375,4 @@ func everydayText(e *state.Everyday) string {
 	}
 	return fmt.Sprintf("connected through the extension %s %s (native host pid %d); the agent sees %d tab(s): the ones it opened and the ones the user shared",
 		e.ExtensionID, e.ExtensionVersion, e.HostPID, e.Tabs)
-}
-
-func renderTabs(tabs []coordinator.Tab) string {
-	if len(tabs) == 0 {
-		return "No tabs open."
-	}
-	var b strings.Builder
-	for _, t := range tabs {
-		mark := " "
-		if t.Front {
-			mark = "*"
-		}
-		fmt.Fprintf(&b, "%s %s  %s  %s\n", mark, t.ID, orDash(t.Title), t.URL)
-	}
-	return strings.TrimSpace(b.String()) + "\n(* = in front)"
-}
-
-func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
-	tabs, err := h.c.Tabs(ctx)
-	if err != nil {
-		return toolError(err), nil
-	}
-	tabs = boundTabs(tabs)
-	front := ""
-	for _, t := range tabs {
-		if t.Front {
-			front = t.ID
-		}
-	}
-	return mcp.NewToolResultStructured(map[string]any{"tabs": tabs, "frontTabId": front}, renderTabs(tabs)), nil
-}
-
-func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "url", "focus")
-	if err != nil {
-		return toolError(err), nil
-	}
-	u, ok, err := a.str("url")
-	if err == nil && !ok {
-		err = fmt.Errorf("coordinator_open_tab: url is required")
-	}
-	if err == nil {
-		if err = coordinator.CheckURL(u); err != nil {
-			err = fmt.Errorf("coordinator_open_tab: %w", err)
-		}
-	}
-	if err != nil {
-		return toolError(err), nil
-	}
-	focus, hasFocus, err := a.boolean("focus")
-	if err != nil {
-		return toolError(err), nil
-	}
-	tab, err := h.c.OpenTab(ctx, u, focus || !hasFocus)
-	if err != nil {
-		return toolError(err), nil
-	}
-	tab = boundTab(tab)
-	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Opened tab %s at %s", tab.ID, tab.URL)), nil
-}
-
-func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	id, err := tabID(req, "coordinator_focus_tab", true)
-	if err != nil {
-		return toolError(err), nil
-	}
-	tab, err := h.c.FocusTab(ctx, id)
-	if err != nil {
-		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
-	}
-	tab = boundTab(tab)
-	return mcp.NewToolResultStructured(tab, fmt.Sprintf("Tab %s is in front: %s", tab.ID, tab.URL)), nil
-}
-
-func (h *handlers) closeTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	id, err := tabID(req, "coordinator_close_tab", false)
-	if err != nil {
-		return toolError(err), nil
-	}
-	if id == "" {
-		tabs, err := h.c.Tabs(ctx)
-		if err != nil {
-			return toolError(err), nil
-		}
-		for _, t := range tabs {
-			if t.Front {
-				id = t.ID
-			}
-		}
-		if id == "" {
-			return toolError(fmt.Errorf("coordinator_close_tab: no tab is in front; pass tabId (see coordinator_list_tabs)")), nil
-		}
-	}
-	if err := h.c.CloseTab(ctx, id); err != nil {
-		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
-	}
-	return mcp.NewToolResultStructured(map[string]any{"closed": id}, "Closed tab "+id), nil
-}
-
-func tabID(req mcp.CallToolRequest, tool string, required bool) (string, error) {
-	a, err := parseArgs(req, "tabId")
-	if err != nil {
-		return "", err
-	}
-	id, ok, err := a.str("tabId")
-	if err != nil {
-		return "", err
-	}
-	if required && (!ok || id == "") {
-		return "", fmt.Errorf("%s: tabId is required (see coordinator_list_tabs)", tool)
-	}
-	return id, nil
 }

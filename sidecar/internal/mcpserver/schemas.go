@@ -65,14 +65,3 @@ const statusSchema = `{"type":"object","properties":{
 		"lastError":{"type":"string"}
 	},"required":["command","state","tools","restarts"]}
 },"required":["state","backend","proxyPort","cdpEndpoint","wsEndpoint","connections","pid"]}`
-
-const tabItemSchema = `{"type":"object","properties":{
-	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},"front":{"type":"boolean"}
-},"required":["id","url","front"]}`
-
-const tabSchema = tabItemSchema
-
-const tabsSchema = `{"type":"object","properties":{
-	"tabs":{"type":"array","items":` + tabItemSchema + `},
-	"frontTabId":{"type":"string"}
-},"required":["tabs"]}`

@@ -1,0 +1,72 @@
+package cdp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func targetEvent(method, id, url string) Message {
+	raw, _ := json.Marshal(map[string]any{"targetInfo": map[string]string{"targetId": id, "type": "page", "url": url}})
+	return Message{Method: method, Params: raw}
+}
+
+func latest(f *Follower) string {
+	t, _ := f.Latest(IsPage)
+	return t.ID
+}
+
+func TestABackgroundTabStaysBehindWhileItLoads(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		events  func(f *Follower, done func(string))
+		wantEnd string
+	}{
+		{"announced before the answer, at its URL", func(f *Follower, done func(string)) {
+			f.HandleEvent(targetEvent("Target.targetCreated", "B", "http://b/"))
+			done("B")
+			f.HandleEvent(targetEvent("Target.targetInfoChanged", "B", "http://b/"))
+		}, "A"},
+		{"announced blank, then loads", func(f *Follower, done func(string)) {
+			f.HandleEvent(targetEvent("Target.targetCreated", "B", "about:blank"))
+			done("B")
+			f.HandleEvent(targetEvent("Target.targetInfoChanged", "B", "http://b/"))
+		}, "A"},
+		{"announced after the answer", func(f *Follower, done func(string)) {
+			done("B")
+			f.HandleEvent(targetEvent("Target.targetCreated", "B", ""))
+			f.HandleEvent(targetEvent("Target.targetInfoChanged", "B", "http://b/"))
+		}, "A"},
+		{"navigates after its first page", func(f *Follower, done func(string)) {
+			f.HandleEvent(targetEvent("Target.targetCreated", "B", "about:blank"))
+			done("B")
+			f.HandleEvent(targetEvent("Target.targetInfoChanged", "B", "http://b/"))
+			f.HandleEvent(targetEvent("Target.targetInfoChanged", "B", "http://b/next"))
+		}, "B"},
+		{"the open failed", func(f *Follower, done func(string)) {
+			done("")
+			f.HandleEvent(targetEvent("Target.targetCreated", "C", "http://c/"))
+		}, "C"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := NewFollower()
+			f.HandleEvent(targetEvent("Target.targetCreated", "A", "http://a/"))
+			tc.events(f, f.Background())
+			if got := latest(f); got != tc.wantEnd {
+				t.Fatalf("in front: %s, want %s", got, tc.wantEnd)
+			}
+		})
+	}
+	f := NewFollower()
+	f.HandleEvent(targetEvent("Target.targetCreated", "A", "http://a/"))
+	done := f.Background()
+	f.HandleEvent(targetEvent("Target.targetCreated", "B", "http://b/"))
+	done("B")
+	f.Touch("B")
+	if latest(f) != "B" {
+		t.Fatal("a touched background tab is not in front")
+	}
+	f.Forget("B")
+	if _, ok := f.Get("B"); ok || latest(f) != "A" {
+		t.Fatalf("a forgotten tab is still known (front %s)", latest(f))
+	}
+}

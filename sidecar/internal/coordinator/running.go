@@ -1,0 +1,60 @@
+package coordinator
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+)
+
+// What the page tools' focus (package pagefocus) asks of the browser that
+// runs now, without ever starting one: following the tab in front must not
+// bring back a browser that was stopped.
+
+// ErrNotRunning: no browser runs now (nothing was started for the call).
+var ErrNotRunning = errors.New("no browser is running")
+
+// running is the current backend, if one runs.
+func (c *Coordinator) running() (*backend, error) {
+	m := c.read()
+	if m.state != Running || m.cur == nil {
+		return nil, ErrNotRunning
+	}
+	return m.cur, nil
+}
+
+// RunningTabs lists the open pages of the browser that runs now;
+// ErrNotRunning when none does.
+func (c *Coordinator) RunningTabs(ctx context.Context) ([]Tab, error) {
+	b, err := c.running()
+	if err != nil {
+		return nil, err
+	}
+	if b.pages == nil {
+		return nil, errors.New("this browser has no tabs the coordinator can follow")
+	}
+	return b.pages.Tabs(ctx)
+}
+
+// AttachRunningTab is AttachTab on the browser that runs now;
+// ErrNotRunning when none does.
+func (c *Coordinator) AttachRunningTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
+	b, err := c.running()
+	if err != nil {
+		return nil, err
+	}
+	return b.attachTab(ctx, tabID, onEvent)
+}
+
+// BackendKey names the backend that runs now ("" when none does): it
+// differs for every start, so a restart or a switch of backend shows as a
+// new key.
+func (c *Coordinator) BackendKey() string {
+	m := c.read()
+	if m.state != Running {
+		return ""
+	}
+	// Running has no start in flight: the current backend is the latest start's.
+	return strconv.Itoa(m.launches)
+}

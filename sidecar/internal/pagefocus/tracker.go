@@ -1,0 +1,635 @@
+package pagefocus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
+)
+
+// Config configures a Tracker. Zero values mean the defaults given.
+type Config struct {
+	// Follow: the focused tab is the tab in front (see the package doc);
+	// otherwise focus moves by Focus only.
+	Follow bool
+	// Engine configures every engine the tracker starts.
+	Engine pagetools.Config
+	// NewEngine makes an engine on a tab's session; nil is NewEngine (the
+	// real one).
+	NewEngine func(pagetools.Session, pagetools.Config) Engine
+	// Skip names tabs focus never follows to (the progressive surface's
+	// hidden blank tab); nil skips none.
+	Skip func(tabID string) bool
+	// StartTimeout bounds attaching to a tab and starting its engine
+	// (default 10 s); SettleTimeout how long Focus waits for the tab's page
+	// to load and its tools to be known (default 15 s).
+	StartTimeout, SettleTimeout time.Duration
+	// Peeks (the tools of unfocused tabs, found anew at every ask: a page
+	// may have changed its forms since): at most PeekConcurrency at a time
+	// (default 4), PeekMax tabs per call (default 24), each within
+	// PeekTimeout (default 4 s).
+	PeekConcurrency, PeekMax int
+	PeekTimeout              time.Duration
+	Logger                   *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.NewEngine == nil {
+		c.NewEngine = NewEngine
+	}
+	dur := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	num := func(i *int, v int) {
+		if *i <= 0 {
+			*i = v
+		}
+	}
+	dur(&c.StartTimeout, 10*time.Second)
+	dur(&c.SettleTimeout, 15*time.Second)
+	dur(&c.PeekTimeout, 4*time.Second)
+	num(&c.PeekConcurrency, 4)
+	num(&c.PeekMax, 24)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Engine.Logger == nil {
+		c.Engine.Logger = c.Logger
+	}
+	return c
+}
+
+// Focus is the focused tab and its tools, as a snapshot.
+type Focus struct {
+	TabID string // "" when no tab is focused
+	URL   string
+	Title string
+	Tools []pagetools.Tool
+	// Gen changes every time focus moves (to a tab, or to none).
+	Gen uint64
+}
+
+// Errors callers branch on.
+var (
+	// ErrNoFocus: no tab is focused.
+	ErrNoFocus = errors.New("no tab is focused")
+	// ErrClosed: the tracker was closed.
+	ErrClosed = errors.New("page tools are shutting down")
+	// ErrMoved: focus moved to another tab while a page tool ran.
+	ErrMoved = errors.New("focus moved to another tab during the call")
+)
+
+// Tracker keeps the focused tab and the engine on it.
+type Tracker struct {
+	b   Browser
+	cfg Config
+	log *slog.Logger
+
+	ctx     context.Context // ends with Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // the loop
+	reqs    chan func()    // work the loop does for callers
+	changed chan struct{}  // capacity 1: focus or the focused tools changed
+	events  <-chan coordinator.Event
+	unsub   func()
+
+	mu     sync.Mutex
+	cur    *focused
+	gen    uint64
+	active bool
+
+	// The loop's own.
+	lastFront frontKey
+	closing   int // closes under way through the coordinator (Closing)
+}
+
+// frontKey is the tab in front as the loop last acted on it: a tab that
+// becomes front, or navigates there, is a new key.
+type frontKey struct{ id, url string }
+
+// New starts a tracker; active says whether it focuses tabs from the start
+// (see SetActive). Close it.
+func New(b Browser, cfg Config, active bool) *Tracker {
+	cfg = cfg.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &Tracker{
+		b: b, cfg: cfg, log: cfg.Logger,
+		ctx: ctx, cancel: cancel,
+		reqs:    make(chan func()),
+		changed: make(chan struct{}, 1),
+		active:  active,
+	}
+	t.events, t.unsub = b.Subscribe()
+	t.wg.Add(1)
+	go t.loop()
+	return t
+}
+
+// Close unfocuses, stops the engine and waits for the tracker's goroutine.
+func (t *Tracker) Close() {
+	t.cancel()
+	t.wg.Wait()
+	t.unsub()
+}
+
+// Changed receives a value when focus moved or the focused tab's tools
+// changed (several changes make one); read Snapshot then.
+func (t *Tracker) Changed() <-chan struct{} { return t.changed }
+
+func (t *Tracker) signal() {
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
+
+// Snapshot is the focused tab and its tools now.
+func (t *Tracker) Snapshot() Focus {
+	t.mu.Lock()
+	f, gen := t.cur, t.gen
+	t.mu.Unlock()
+	if f == nil {
+		return Focus{Gen: gen}
+	}
+	return f.snapshot(gen)
+}
+
+func (t *Tracker) current() *focused {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.cur
+}
+
+// do runs fn on the loop and waits for it.
+func (t *Tracker) do(ctx context.Context, fn func()) error {
+	done := make(chan struct{})
+	select {
+	case t.reqs <- func() { fn(); close(done) }:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.ctx.Done():
+		return ErrClosed
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *Tracker) loop() {
+	defer t.wg.Done()
+	defer t.setFocus(nil, "shutting down")
+	if t.isActive() && t.cfg.Follow {
+		t.follow()
+	}
+	events := t.events
+	for {
+		var changed, crashed, done <-chan struct{}
+		f := t.current()
+		if f != nil {
+			changed, crashed, done = f.eng.Changed(), f.crashed, f.sess.Done()
+		}
+		select {
+		case <-t.ctx.Done():
+			return
+		case req := <-t.reqs:
+			req()
+		case ev, ok := <-events:
+			if !ok {
+				events = nil // the coordinator closed; requests are still answered
+				t.setFocus(nil, "the coordinator closed")
+				continue
+			}
+			t.onEvent(ev)
+		case <-changed:
+			t.log.Debug("page tools: the focused tab's tools changed", "tab", f.tab.ID)
+			t.signal()
+		case <-crashed:
+			t.lost(f, "the tab crashed")
+		case <-done:
+			t.lost(f, "its session ended")
+		}
+	}
+}
+
+func (t *Tracker) isActive() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.active
+}
+
+// SetActive turns focusing on or off: off unfocuses and keeps no tab
+// focused (the progressive surface before connect_browser).
+func (t *Tracker) SetActive(ctx context.Context, active bool) error {
+	return t.do(ctx, func() {
+		t.mu.Lock()
+		was := t.active
+		t.active = active
+		t.mu.Unlock()
+		switch {
+		case !active:
+			t.setFocus(nil, "page tools are off")
+		case !was && t.cfg.Follow:
+			t.lastFront = frontKey{}
+			t.follow()
+		}
+	})
+}
+
+// onEvent handles one coordinator event: the browser went or changed, or
+// its tabs did.
+func (t *Tracker) onEvent(ev coordinator.Event) {
+	if !t.isActive() {
+		return
+	}
+	if f := t.current(); f != nil && f.backend != t.b.BackendKey() {
+		// The browser behind the focused tab stopped, restarted or was
+		// switched: the new one's tab in front is taken as it comes.
+		t.setFocus(nil, "the browser changed")
+		t.lastFront = frontKey{}
+	}
+	if t.cfg.Follow {
+		t.follow()
+		return
+	}
+	if f := t.current(); f != nil && ev.Kind == coordinator.PagesChanged && !t.exists(f.tab.ID) {
+		t.setFocus(nil, "the tab closed")
+	}
+}
+
+// follow moves focus to the tab in front when a tab has become front since
+// the last look.
+func (t *Tracker) follow() {
+	if t.closing > 0 {
+		// A tab is being closed: what comes to the front meanwhile was
+		// only behind it (Closing).
+		return
+	}
+	key, front, ok := t.front()
+	if key == t.lastFront {
+		return
+	}
+	t.lastFront = key
+	f := t.current()
+	switch {
+	case f != nil && ok && f.tab.ID == front.ID:
+		return // the focused tab navigated: its engine follows
+	case f != nil && !t.exists(f.tab.ID):
+		// The focused tab closed: no tab is focused until one becomes
+		// front (another tab in front now only was behind it).
+		t.setFocus(nil, "the tab closed")
+		return
+	case !ok:
+		return
+	}
+	nf, err := t.open(t.ctx, front.ID)
+	if err != nil {
+		t.log.Debug("page tools: cannot look at the tab in front", "tab", front.ID, "err", err)
+		t.setFocus(nil, "the tab in front cannot be attached")
+		return
+	}
+	t.setFocus(nf, "the tab came to the front")
+}
+
+// front is the tab in front, unless it is one focus never goes to.
+func (t *Tracker) front() (frontKey, coordinator.Tab, bool) {
+	tab, ok := t.b.FrontTab()
+	if !ok || t.cfg.Skip != nil && t.cfg.Skip(tab.ID) {
+		return frontKey{}, coordinator.Tab{}, false
+	}
+	return frontKey{tab.ID, tab.URL}, tab, true
+}
+
+// exists asks the browser whether a tab is still open.
+func (t *Tracker) exists(id string) bool {
+	ctx, cancel := context.WithTimeout(t.ctx, 5*time.Second)
+	defer cancel()
+	tabs, err := t.b.RunningTabs(ctx)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(tabs, func(tab coordinator.Tab) bool { return tab.ID == id })
+}
+
+// lost: the focused tab's session ended or the tab crashed.
+func (t *Tracker) lost(f *focused, why string) {
+	if t.current() != f {
+		return
+	}
+	t.setFocus(nil, why)
+	if t.cfg.Follow {
+		// A crashed tab stays in front: do not go straight back to it.
+		t.lastFront, _, _ = t.front()
+	}
+}
+
+// setFocus makes f the focused tab (nil: none), closing the engine that was
+// there. Only the loop calls it.
+func (t *Tracker) setFocus(f *focused, why string) {
+	t.mu.Lock()
+	old := t.cur
+	if old == nil && f == nil {
+		t.mu.Unlock()
+		return
+	}
+	t.cur = f
+	t.gen++
+	t.mu.Unlock()
+	if f != nil {
+		t.log.Debug("page tools: focus", "tab", f.tab.ID, "why", why)
+	} else {
+		t.log.Debug("page tools: no tab focused", "why", why)
+	}
+	if old != nil {
+		old.close()
+	}
+	t.signal()
+}
+
+// open attaches to a tab and starts an engine on it. A start that fails
+// (the page replaced its document under it) is tried once more.
+func (t *Tracker) open(ctx context.Context, id string) (*focused, error) {
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var f *focused
+		if f, err = t.attach(ctx, id); err == nil {
+			return f, nil
+		}
+		if errors.Is(err, coordinator.ErrNoTab) || errors.Is(err, coordinator.ErrNotRunning) || ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, err
+}
+
+func (t *Tracker) attach(ctx context.Context, id string) (*focused, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.StartTimeout)
+	defer cancel()
+	late := &lateSession{}
+	f := &focused{
+		tab:     coordinator.Tab{ID: id},
+		backend: t.b.BackendKey(),
+		wake:    make(chan struct{}),
+		crashed: make(chan struct{}),
+	}
+	f.eng = t.cfg.NewEngine(late, t.cfg.Engine)
+	sess, err := t.b.AttachTab(ctx, id, f.onEvent)
+	if err != nil {
+		return nil, err
+	}
+	late.set(sess)
+	f.sess = sess
+	// Inspector.targetCrashed comes with the Inspector domain.
+	_, _ = sess.Call(ctx, "Inspector.enable", nil)
+	if err := f.eng.Start(ctx); err != nil {
+		f.close()
+		return nil, fmt.Errorf("page tools: start on tab %s: %w", id, err)
+	}
+	return f, nil
+}
+
+// Focus focuses the tab with this id (its engine started before the old
+// one stops: a tab that cannot be attached changes nothing), then waits,
+// bounded, until its page has loaded and its tools are known. wantURL,
+// when not blank, is the page the tab is loading (a tab just opened): the
+// wait lasts until the tab has left its blank first document.
+func (t *Tracker) Focus(ctx context.Context, id, wantURL string) (Focus, error) {
+	var err error
+	if derr := t.do(ctx, func() {
+		if !t.isActive() {
+			err = ErrNoFocus
+			return
+		}
+		if f := t.current(); f != nil && f.tab.ID == id {
+			return
+		}
+		var nf *focused
+		if nf, err = t.open(ctx, id); err == nil {
+			t.setFocus(nf, "asked for")
+			if t.cfg.Follow {
+				t.lastFront, _, _ = t.front()
+			}
+		}
+	}); derr != nil {
+		return Focus{}, derr
+	}
+	if err != nil {
+		return Focus{}, err
+	}
+	return t.settle(ctx, id, wantURL), nil
+}
+
+// settle waits until the focused tab id has left a blank first document
+// (when wantURL is not blank) and its tools are current, and answers the
+// focus then.
+func (t *Tracker) settle(ctx context.Context, id, wantURL string) Focus {
+	f := t.current()
+	if f == nil || f.tab.ID != id {
+		return t.Snapshot() // focus has moved on
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.SettleTimeout)
+	defer cancel()
+	f.load(ctx, wantURL)
+	return t.Snapshot()
+}
+
+// Sync brings focus up to date with the browser now (rather than at the
+// next event): an answer that says which tab is focused is then true.
+func (t *Tracker) Sync(ctx context.Context) error {
+	return t.do(ctx, func() {
+		if !t.isActive() {
+			return
+		}
+		if f := t.current(); f != nil && f.backend != t.b.BackendKey() {
+			t.setFocus(nil, "the browser changed")
+			t.lastFront = frontKey{}
+		}
+		if t.cfg.Follow {
+			t.follow()
+		} else if f := t.current(); f != nil && !t.exists(f.tab.ID) {
+			t.setFocus(nil, "the tab closed")
+		}
+	})
+}
+
+// Closing is called before a tab is closed through the coordinator, and
+// the function it returns after, with whether the tab closed. A focused tab
+// that closed leaves no tab focused, even where another is in front now:
+// that one was only behind it, so focus does not go there by itself.
+func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool)) {
+	held := t.do(ctx, func() { t.closing++ }) == nil
+	return func(closed bool) {
+		_ = t.do(t.ctx, func() {
+			if held {
+				t.closing--
+			}
+			if f := t.current(); closed && f != nil && f.tab.ID == id {
+				t.setFocus(nil, "the tab was closed")
+			}
+			if t.cfg.Follow {
+				t.lastFront, _, _ = t.front()
+			}
+		})
+	}
+}
+
+// Call runs a page tool of the focused tab.
+func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*pagetools.Result, error) {
+	f := t.current()
+	if f == nil {
+		return nil, ErrNoFocus
+	}
+	res, err := f.eng.Call(ctx, name, args)
+	if errors.Is(err, pagetools.ErrClosed) {
+		return nil, fmt.Errorf("%s: %w; nothing more was done", name, ErrMoved)
+	}
+	return res, err
+}
+
+// Peek answers the tools of these tabs, by id: the focused tab's from its
+// engine, the others' found on demand (a short-lived engine each, a few at
+// a time, within PeekTimeout). A tab whose tools could not be found in
+// time, or past PeekMax, is missing from the answer.
+func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][]pagetools.Tool {
+	out := map[string][]pagetools.Tool{}
+	snap := t.Snapshot()
+	var todo []coordinator.Tab
+	for _, tab := range tabs {
+		if tab.ID == snap.TabID {
+			out[tab.ID] = snap.Tools
+			continue
+		}
+		if len(todo) < t.cfg.PeekMax {
+			todo = append(todo, tab)
+		}
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, t.cfg.PeekConcurrency)
+	)
+	for _, tab := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			tools, err := t.PeekTab(ctx, tab.ID, "")
+			if err != nil {
+				t.log.Debug("page tools: could not look at an unfocused tab", "tab", tab.ID, "err", err)
+				return
+			}
+			mu.Lock()
+			out[tab.ID] = tools
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// PeekTab finds the tools of one tab that need not be focused (attach,
+// discover, detach), waiting like Focus for a tab just opened at wantURL.
+func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) ([]pagetools.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.cfg.PeekTimeout)
+	defer cancel()
+	f, err := t.attach(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	f.load(ctx, wantURL)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the tab's page did not load within %s", t.cfg.PeekTimeout)
+	}
+	return f.eng.Tools(), nil
+}
+
+// focused is a tab with an engine on a session of its own.
+type focused struct {
+	tab     coordinator.Tab // the id; URL and title come from the engine
+	sess    Session
+	eng     Engine
+	backend string // the backend it lives on
+
+	mu        sync.Mutex
+	wake      chan struct{} // closed and replaced at every event of the session
+	crashed   chan struct{}
+	crashOnce sync.Once
+	closeOnce sync.Once
+}
+
+// onEvent takes the session's events, on the connection's reading
+// goroutine: it never blocks.
+func (f *focused) onEvent(method string, params json.RawMessage) {
+	f.eng.HandleEvent(method, params)
+	if method == "Inspector.targetCrashed" {
+		f.crashOnce.Do(func() { close(f.crashed) })
+	}
+	f.mu.Lock()
+	close(f.wake)
+	f.wake = make(chan struct{})
+	f.mu.Unlock()
+}
+
+func (f *focused) woken() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.wake
+}
+
+// load waits until the tab has left its blank first document (when wantURL
+// is not blank: a tab just opened at it) and its tools are current.
+func (f *focused) load(ctx context.Context, wantURL string) {
+	if !isBlank(wantURL) {
+		for {
+			wake := f.woken()
+			if url, _ := f.eng.Page(); !isBlank(url) {
+				break
+			}
+			select {
+			case <-wake:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	_, _ = f.eng.Discover(ctx)
+}
+
+func (f *focused) snapshot(gen uint64) Focus {
+	url, title := f.eng.Page()
+	tools := f.eng.Tools()
+	if tools == nil {
+		tools = []pagetools.Tool{}
+	}
+	return Focus{TabID: f.tab.ID, URL: url, Title: title, Tools: tools, Gen: gen}
+}
+
+func (f *focused) close() {
+	f.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = f.eng.Close(ctx)
+		if f.sess != nil {
+			f.sess.Close()
+		}
+	})
+}
+
+func isBlank(url string) bool { return url == "" || url == "about:blank" }
