@@ -191,6 +191,47 @@ test('the everyday browser: a DevToolsActivePort naming a port another user list
   assert.equal(r.structuredContent.state, 'idle', 'nothing connected to the attacker');
 });
 
+test('the secret in a wrapped child\'s command line, read by another user, opens nothing: their connections are closed unread', { skip }, async (t) => {
+  const { stateDir, cwd } = ws.dirs('cmdline');
+  fs.mkdirSync(stateDir, { mode: 0o700 });
+  const env = { BROWSER_COORDINATOR_STATE_DIR: stateDir };
+  const coord = await connect(binaryPath(), [], { cwd, env });
+  t.after(() => coord.close());
+  // A child MCP as wrap starts it: the endpoint, with its secret, on its command line.
+  const child = spawn(binaryPath(), ['wrap', '--', 'sh', '-c', 'sleep 60; exit 0', 'sh', '--cdp-endpoint', '{cdp_endpoint}'], { cwd, env: { ...process.env, ...env }, stdio: 'ignore' });
+  t.after(() => child.kill('SIGKILL'));
+  const [{ cdpEndpoint }] = readStates(stateDir);
+  await waitUntil(() => fs.readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').includes(cdpEndpoint), { what: 'wrap to start its child' });
+
+  // The attacker reads it from /proc, as any user may here, and tries the proxy, the control API and a WebSocket.
+  // (Raw requests: a connection closed before any answer leaves fetch's promise pending for ever.)
+  const seen = JSON.parse(nodeAs(attacker, `
+    const fs = await import('node:fs');
+    const net = await import('node:net');
+    const found = fs.readFileSync('/proc/${child.pid}/cmdline', 'utf8').split('\\0').find((a) => a.startsWith('http://127.0.0.1:'));
+    const u = new URL(found);
+    const send = (head) => new Promise((resolve) => {
+      const s = net.connect(Number(u.port), '127.0.0.1', () => s.write(head + 'Host: 127.0.0.1:' + u.port + '\\r\\n\\r\\n'));
+      let got = '';
+      s.setTimeout(5000, () => { s.destroy(); resolve('timed out after ' + got.length + ' bytes'); });
+      s.on('data', (d) => { got += d; });
+      s.on('error', (e) => resolve('error ' + e.code));
+      s.on('close', () => resolve('closed after ' + got.length + ' bytes'));
+    });
+    console.log(JSON.stringify({ found,
+      version: await send('GET ' + u.pathname + '/json/version HTTP/1.1\\r\\n'),
+      open: await send('PUT ' + u.pathname + '/json/new?file:///etc/shadow HTTP/1.1\\r\\n'),
+      control: await send('GET /coordinator/status HTTP/1.1\\r\\n'),
+      websocket: await send('GET ' + u.pathname + '/devtools/browser HTTP/1.1\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\nSec-WebSocket-Version: 13\\r\\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\n') }));`));
+  assert.equal(seen.found, cdpEndpoint, 'the attacker did read the endpoint with its secret');
+  for (const k of ['version', 'open', 'control', 'websocket']) assert.match(seen[k], /^(closed after 0 bytes|error )/, `${k}: ${seen[k]}`);
+  assert.equal((await call(coord.client, 'coordinator_status')).structuredContent.state, 'idle', 'no browser was launched for the attacker');
+  assert.match(coord.stderr(), /refused connections from another local user.*uid=\d+/);
+  // The victim's own programs are served as before.
+  const version = await (await fetch(`${cdpEndpoint}/json/version`)).json();
+  assert.match(version.Browser, /Chrome/);
+});
+
 test('HTTP: another user gets nothing without the token, which is kept for the next start; only browsers launch', { skip }, async (t) => {
   openWork();
   const { stateDir, cwd } = ws.dirs('http');

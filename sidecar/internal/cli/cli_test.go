@@ -291,6 +291,12 @@ func TestWrapRunsTheChildWithTheEndpoint(t *testing.T) {
 	if r.code != 7 || r.stdout != want {
 		t.Fatalf("wrap: %+v; want exit 7 and %q", r, want)
 	}
+	// In the environment too: a command line is readable by every local
+	// user (ps, /proc/PID/cmdline), a process's environment only by its own.
+	r = run(t, append(env, "PLAYWRIGHT_MCP_CDP_ENDPOINT={cdp_endpoint}"), "wrap", "--", "sh", "-c", `echo "$PLAYWRIGHT_MCP_CDP_ENDPOINT"`)
+	if r.code != 0 || r.stdout != s.state.CDPEndpoint+"\n" {
+		t.Fatalf("wrap with the endpoint in the environment: %+v; want %q", r, s.state.CDPEndpoint)
+	}
 	if r := run(t, env, "wrap", "--", "/no/such/command"); r.code != 127 || !strings.Contains(r.stderr, "no/such/command") {
 		t.Fatalf("wrap of a missing command: %+v", r)
 	}

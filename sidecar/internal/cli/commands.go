@@ -61,7 +61,7 @@ func runListBrowsers(args []string, w io.Writer) int {
 func runStatus(args []string, w io.Writer) int {
 	fs := newFlagSet("status", "status [--json] [--state-dir DIR]")
 	asJSON := fs.Bool("json", false, "print JSON")
-	dir := fs.String("state-dir", "", "where state files live (default $TMPDIR/browser-coordinator)")
+	dir := fs.String("state-dir", "", "where state files live (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -104,7 +104,7 @@ func runStatus(args []string, w io.Writer) int {
 func runWrap(args []string) int {
 	fs := newFlagSet("wrap", "wrap [--timeout D] [--state-dir DIR] -- CMD ARGS...")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for a coordinator to start")
-	dir := fs.String("state-dir", "", "where state files live (default $TMPDIR/browser-coordinator)")
+	dir := fs.String("state-dir", "", "where state files live (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -121,7 +121,7 @@ func runWrap(args []string) int {
 	if err != nil {
 		return fail(os.Stderr, "wrap: %v", err)
 	}
-	code, err := wrap.Exec(wrap.Expand(argv, f))
+	code, err := wrap.Exec(wrap.Expand(argv, f), wrap.Expand(os.Environ(), f))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
 	}

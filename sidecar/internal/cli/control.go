@@ -55,7 +55,7 @@ func runControl(action string, args []string, w io.Writer) int {
 		synopsis = "launch [--headless=BOOL] [--browser T] [--browser-path P] [--url U] [--state-dir DIR] [--json]"
 	}
 	fs := newFlagSet(action, synopsis)
-	dir := fs.String("state-dir", "", "where state files live (default $TMPDIR/browser-coordinator)")
+	dir := fs.String("state-dir", "", "where state files live (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	var req coordinator.LaunchRequest
 	var headless optBool

@@ -143,7 +143,9 @@ func NamesEndpoint(args []string) bool {
 }
 
 // Expand replaces {cdp_port}, {cdp_endpoint} and {ws_endpoint} in args,
-// anywhere in an argument (e.g. --cdp-endpoint={cdp_endpoint}). The
+// anywhere in an argument (e.g. --cdp-endpoint={cdp_endpoint}), or in an
+// environment's NAME=value entries (e.g. PLAYWRIGHT_MCP_CDP_ENDPOINT=
+// {cdp_endpoint}: unlike a command line, no other user can read it). The
 // endpoints are built from the state's port and secret on 127.0.0.1, never
 // taken as written in the file.
 func Expand(args []string, f state.File) []string {
