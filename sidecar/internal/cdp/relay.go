@@ -171,8 +171,10 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	read := make(chan error, 1)
 	go func() { read <- r.readClient() }()
 	var err error
+	clientGone := false
 	select {
 	case err = <-read:
+		clientGone = true
 	case <-peer.Done():
 		err = peer.Err()
 	case <-r.ctx.Done():
@@ -186,7 +188,9 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	peer.Close()
 	r.client.Close()
 	r.work.Wait()
-	<-read // the reader ends once the client is closed
+	if !clientGone {
+		<-read // the reader ends once the client is closed
+	}
 	return err
 }
 

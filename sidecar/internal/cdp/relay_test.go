@@ -130,3 +130,40 @@ func TestEventsPassAsTheBrowserSentThem(t *testing.T) {
 		})
 	}
 }
+
+// A client that hangs up ends Serve: nothing of the relay outlives it.
+func TestServeEndsWhenTheClientHangsUp(t *testing.T) {
+	browser := fakeBrowser(t)
+	served := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := cdp.Dial(r.Context(), browser, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		relay := cdp.NewRelay(nil)
+		peer, err := conn.Open(r.Context(), relay.Options(cdp.PeerOptions{Mode: cdp.Page, Target: "T"}))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		client, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			peer.Close()
+			return
+		}
+		served <- relay.Serve(context.Background(), cdp.WebSocket(client), peer)
+	}))
+	defer srv.Close()
+	c, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	select {
+	case <-served:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve still runs after its client hung up")
+	}
+}

@@ -124,6 +124,9 @@ type Proxy struct {
 	clients map[closer]struct{}
 	gen     int // counts DropConnections calls (see track)
 	serving sync.WaitGroup
+	// WebSocket handlers: Shutdown does not wait for hijacked connections.
+	sockets sync.WaitGroup
+	closing bool // under mu: no new WebSocket handler starts
 }
 
 // closer is an open client connection: a tunnel or a relay.
@@ -206,8 +209,12 @@ func (p *Proxy) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	err := p.srv.Shutdown(ctx)
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
 	p.DropConnections()
 	p.serving.Wait()
+	p.sockets.Wait()
 	return err
 }
 
@@ -318,6 +325,11 @@ func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) 
 	if err != nil {
 		p.log.Warn("no browser for a CDP client", "path", p.shown(r.URL.Path), "err", err)
 		http.Error(w, "browser-coordinator: no browser: "+err.Error(), http.StatusBadGateway)
+		return Backend{}, false
+	}
+	if b.Conn == nil && b.Endpoint == nil {
+		p.log.Warn("no browser for a CDP client: the backend has no connection", "path", p.shown(r.URL.Path))
+		http.Error(w, "browser-coordinator: no browser connection (the browser runs without one the proxy can use)", http.StatusBadGateway)
 		return Backend{}, false
 	}
 	return b, true

@@ -21,6 +21,15 @@ import (
 // browser just died, the backend switched) is set up again on the next one,
 // as a client that came a moment later would be.
 func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, path string) {
+	p.mu.Lock()
+	if p.closing {
+		p.mu.Unlock()
+		http.Error(w, "browser-coordinator: the coordinator is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	p.sockets.Add(1)
+	p.mu.Unlock()
+	defer p.sockets.Done()
 	for attempt := 1; ; attempt++ {
 		gen := p.generation() // before the backend is resolved: see track
 		b, ok := p.backend(w, r)

@@ -155,9 +155,9 @@ type backend struct {
 
 	changes <-chan struct{} // a change status must show (nil: none)
 
-	done    chan struct{} // closed when it goes away (on its own or not)
-	ended   chan struct{} // closed by shutdown: gone on purpose
-	cancel  context.CancelFunc
+	done    chan struct{}      // closed when it goes away (on its own or not)
+	ended   chan struct{}      // closed by shutdown: gone on purpose
+	cancel  context.CancelFunc // a launched browser's life (nil for a connection: its Close ends it)
 	endOnce sync.Once
 	watch   sync.WaitGroup // the goroutine that closes done
 }
@@ -240,7 +240,9 @@ func (b *backend) shutdown(ctx context.Context) {
 		if b.conn != nil && b.conn.Close != nil {
 			b.conn.Close()
 		}
-		b.cancel()
+		if b.cancel != nil {
+			b.cancel()
+		}
 		b.watch.Wait()
 	})
 }
@@ -306,7 +308,6 @@ func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend
 	if err != nil {
 		return nil, err
 	}
-	_, cancel := context.WithCancel(c.ctx)
 	b := &backend{
 		kind:     src.Kind,
 		proxy:    cdpproxy.Backend{Conn: conn.Conn, Version: cdp.Version{Product: conn.Product}, Endpoint: conn.Endpoint, Filter: conn.Filter},
@@ -315,7 +316,6 @@ func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend
 		pages:    conn.Pages,
 		describe: src.Describe,
 		changes:  conn.Changed,
-		cancel:   cancel,
 	}
 	b.watchUntil(conn.Done, nil)
 	c.log.Info("connected to a browser", "backend", src.Kind, "browser", src.Describe, "product", conn.Browser.Version)

@@ -447,6 +447,9 @@ func (c *Coordinator) watch(b *backend) {
 // clients are dropped, a launched browser is reaped and its temporary
 // profile removed.
 func (c *Coordinator) crashed(b *backend) {
+	if c.read().cur != b {
+		return // ended on purpose, or replaced: nothing to report, no reason to wait for
+	}
 	why := b.gone()
 	noticed := false
 	c.update(func(m *machine) {

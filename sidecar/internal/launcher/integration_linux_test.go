@@ -235,21 +235,33 @@ func TestBrowserDiesWithKilledCoordinator(t *testing.T) {
 
 func TestStopEndsProcessesThatLeftTheGroup(t *testing.T) {
 	// A crash handler that would not exit by itself: a process in a session
-	// of its own whose command line names a browser's crash folder.
+	// of its own given --database=<the browser's crash folder>, as the crash
+	// handler is; beside it, a process that merely names a file there (an
+	// editor on a dump), which must be left alone.
 	marker := filepath.Join(shortTempDir(t), "Crash Reports")
-	cmd := exec.Command("sleep", "60")
-	cmd.Args[0] = marker // its command line names the folder, as the crash handler's --database does
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	start := func(arg0 string) (*exec.Cmd, chan struct{}) {
+		cmd := exec.Command("sleep", "60")
+		cmd.Args[0] = arg0 // its command line starts with arg0
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+		return cmd, exited
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	_, handler := start("--database=" + marker)
+	_, editor := start(filepath.Join(marker, "pending", "x.dmp"))
 	endStragglers(marker, slog.Default())
 	select {
-	case <-exited:
+	case <-handler:
 	case <-time.After(5 * time.Second):
-		_ = cmd.Process.Kill()
 		t.Fatal("a process that left the browser's group outlived endStragglers")
+	}
+	select {
+	case <-editor:
+		t.Fatal("endStragglers ended a process that only names a file in the crash folder")
+	case <-time.After(200 * time.Millisecond):
 	}
 }

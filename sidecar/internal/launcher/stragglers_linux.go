@@ -10,11 +10,12 @@ import (
 )
 
 // endStragglers ends the processes of a stopped browser that left its
-// process group (Chromium's crash handler daemonizes): those whose command
-// line names marker (the crash handler's database folder), and waits, a
-// little, until they are gone.
+// process group (Chromium's crash handler daemonizes): those with the
+// argument --database=<marker> (the crash handler's database folder, which
+// names the profile), and waits, a little, until they are gone. An editor
+// or a tail on a file in that folder names it otherwise, and is left alone.
 func endStragglers(marker string, log *slog.Logger) {
-	needle := []byte(marker)
+	needle := []byte("\x00--database=" + marker + "\x00")
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		left := 0
@@ -25,7 +26,8 @@ func endStragglers(marker string, log *slog.Logger) {
 				continue
 			}
 			cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			if err != nil || !bytes.Contains(cmdline, needle) || zombie(pid) {
+			// Arguments end with a NUL each; the first has none before it.
+			if err != nil || !bytes.Contains(append([]byte{0}, cmdline...), needle) || zombie(pid) {
 				continue
 			}
 			left++
