@@ -46,6 +46,26 @@ var harmless = map[string]bool{
 	"Emulation.setScrollbarsHidden":               true,
 }
 
+// browserLevel are the commands a client may send without a session, on
+// VS Code's own browser session: what Playwright, Puppeteer
+// (chrome-devtools-mcp) and raw CDP clients send as they connect and find
+// their page. The Target commands are answered for the view alone (see
+// Command); anything else at that level would reach all of VS Code (its
+// cookies, permissions, downloads, a trace of every window) and is refused.
+var browserLevel = map[string]bool{
+	"Browser.getVersion":          true,
+	"Browser.setDownloadBehavior": true, // answered here
+	"Browser.getWindowForTarget":  true, // the view's window
+	"Target.getTargets":           true,
+	"Target.getTargetInfo":        true,
+	"Target.getBrowserContexts":   true, // Puppeteer, as it connects
+	"Target.setDiscoverTargets":   true, // the events are the view's alone
+	"Target.setAutoAttach":        true,
+	"Target.attachToTarget":       true,
+	"Target.activateTarget":       true,
+	"Target.detachFromTarget":     true,
+}
+
 // refused at any level: they would close or reshape VS Code, or reach past
 // the view into VS Code's own data.
 var refused = map[string]bool{
@@ -106,6 +126,10 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 			return cdp.Verdict{Reply: cdp.Fail(m, "No session with given id")}
 		}
 		return p.sessionCommand(s, m)
+	}
+	if !browserLevel[m.Method] {
+		p.view.log.Debug("Tier 2: refused a browser-level command", "method", m.Method)
+		return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: "+refuseBrowserLevel, m.Method)}
 	}
 	param := func(key string) string { return gjson.GetBytes(m.Params, key).String() }
 	switch m.Method {
@@ -221,6 +245,8 @@ func (p *viewPolicy) Event(s *cdp.Relay, m *cdp.Message) *cdp.Message {
 		}
 		return m
 	}
+	// Browser-level events: only the Target domain's, and only about the
+	// view; the rest (downloads, a trace, ...) would be about all of VS Code.
 	switch m.Method {
 	case "Target.targetCreated", "Target.targetInfoChanged":
 		if gjson.GetBytes(m.Params, "targetInfo.targetId").String() != p.viewID {
@@ -245,6 +271,8 @@ func (p *viewPolicy) Event(s *cdp.Relay, m *cdp.Message) *cdp.Message {
 		if !p.owns(s, gjson.GetBytes(m.Params, "sessionId").String()) {
 			return nil
 		}
+	default:
+		return nil
 	}
 	return m
 }
