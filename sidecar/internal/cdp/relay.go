@@ -254,7 +254,7 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	}
 	r.stopping.Store(true)
 	peer.Close() // nothing more is delivered: the queue is what the client gets
-	code, reason, flush := r.farewell(peer, ctx)
+	code, reason, flush := r.farewell(ctx, peer)
 	if flush && !clientGone {
 		r.mu.Lock()
 		r.draining = true
@@ -297,7 +297,7 @@ func (r *Relay) writerDone(written <-chan struct{}) bool {
 // farewell is what a relay that ends tells its client: a close code (0 for
 // none), its reason, and whether what waits for the client is written
 // first. Called once the peer has closed.
-func (r *Relay) farewell(peer *Peer, ctx context.Context) (code int, reason string, flush bool) {
+func (r *Relay) farewell(ctx context.Context, peer *Peer) (code int, reason string, flush bool) {
 	r.mu.Lock()
 	failed, slow, broken, code, reason := r.err, r.slow, r.broken, r.code, r.reason
 	r.mu.Unlock()

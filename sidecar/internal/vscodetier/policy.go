@@ -56,8 +56,10 @@ var browserLevel = map[string]bool{
 	"Browser.getVersion":          true,
 	"Browser.setDownloadBehavior": true, // answered here
 	"Browser.getWindowForTarget":  true, // the view's window
+	"Browser.getWindowBounds":     true, // read only (resizing it is refused)
 	"Target.getTargets":           true,
 	"Target.getTargetInfo":        true,
+	"Target.getDevToolsTarget":    true, // the view's only: chrome-devtools-mcp asks for each page
 	"Target.getBrowserContexts":   true, // Puppeteer, as it connects
 	"Target.setDiscoverTargets":   true, // the events are the view's alone
 	"Target.setAutoAttach":        true,
@@ -73,6 +75,7 @@ var refused = map[string]bool{
 	"Browser.crash":                 true,
 	"Browser.crashGpuProcess":       true,
 	"Browser.setWindowBounds":       true,
+	"Browser.setContentsSize":       true,
 	"Browser.setDockTile":           true,
 	"Browser.executeBrowserCommand": true,
 	"Target.closeTarget":            true,
@@ -152,6 +155,10 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 		}
 	case "Target.getTargets":
 		return cdp.Verdict{Then: p.onlyView("targetInfos")}
+	case "Target.getDevToolsTarget":
+		if param("targetId") != p.viewID {
+			return cdp.Verdict{Reply: cdp.Fail(m, "No target with given id found")}
+		}
 	case "Target.getTargetInfo":
 		switch id := param("targetId"); id {
 		case "":
