@@ -281,13 +281,13 @@ func (c *Conn) call(ctx context.Context, session, method string, params any, cla
 	}
 	select {
 	case ans, ok := <-ch:
-		return answered(method, ans, ok, c)
+		return c.answered(method, ans, ok)
 	case <-ctx.Done():
 		if !c.giveUp(id) {
 			// The answer is on its way (the reader has taken it): an
 			// attach's session has been given out; take the answer.
 			ans, ok := <-ch
-			if _, err := answered(method, ans, ok, c); err != nil {
+			if _, err := c.answered(method, ans, ok); err != nil {
 				return nil, err
 			}
 		}
@@ -295,7 +295,9 @@ func (c *Conn) call(ctx context.Context, session, method string, params any, cla
 	}
 }
 
-func answered(method string, ans Message, ok bool, c *Conn) (json.RawMessage, error) {
+// answered is the outcome of a call whose answer came (ok), or whose
+// connection closed first.
+func (c *Conn) answered(method string, ans Message, ok bool) (json.RawMessage, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", method, c.closedErr())
 	}
@@ -306,9 +308,9 @@ func answered(method string, ans Message, ok bool, c *Conn) (json.RawMessage, er
 }
 
 // giveUp: the caller of call id no longer waits. An attach stays pending
-// without anyone to answer, so that its session is detached when it comes
-// (its claimer is closed by then); anything else is forgotten. false: the
-// answer has come already.
+// with no one to answer: when the answer comes, its session goes to the
+// claimer, or is detached if the claimer has closed (Open closes it);
+// anything else is forgotten. false: the answer has come already.
 func (c *Conn) giveUp(id int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -82,12 +82,21 @@ func TestErrorsNeverShowTheEndpointsCredentials(t *testing.T) {
 			_, err := cdp.Probe(ctx, "http://user:"+secret+"@127.0.0.1:1/", nil)
 			return err
 		},
-		"Probe http, 403":    func() error { _, err := cdp.Probe(ctx, forbidden.URL+"/?token="+secret, nil); return err },
-		"Probe ws, refused":  func() error { _, err := cdp.Probe(ctx, "ws://127.0.0.1:1/devtools/browser/x?token="+secret, nil); return err },
+		"Probe http, 403": func() error { _, err := cdp.Probe(ctx, forbidden.URL+"/?token="+secret, nil); return err },
+		"Probe ws, refused": func() error {
+			_, err := cdp.Probe(ctx, "ws://127.0.0.1:1/devtools/browser/x?token="+secret, nil)
+			return err
+		},
 		"Probe wss, refused": func() error { _, err := cdp.Probe(ctx, "wss://u:"+secret+"@127.0.0.1:1/x", nil); return err },
-		"Probe ws, 403":      func() error { _, err := cdp.Probe(ctx, "ws://"+fAddr+"/devtools/browser/x?token="+secret, nil); return err },
-		"Dial, refused":      func() error { _, err := cdp.Dial(ctx, "ws://127.0.0.1:1/devtools/browser/x?token="+secret, nil); return err },
-		"GetJSON, refused":   func() error { return refused.GetJSON(ctx, "/json/version", new(any)) },
+		"Probe ws, 403": func() error {
+			_, err := cdp.Probe(ctx, "ws://"+fAddr+"/devtools/browser/x?token="+secret, nil)
+			return err
+		},
+		"Dial, refused": func() error {
+			_, err := cdp.Dial(ctx, "ws://127.0.0.1:1/devtools/browser/x?token="+secret, nil)
+			return err
+		},
+		"GetJSON, refused": func() error { return refused.GetJSON(ctx, "/json/version", new(any)) },
 		"Do, refused": func() error {
 			req, err := refused.Request(ctx, http.MethodGet, "/json/list", "client="+secret, nil)
 			if err != nil {
