@@ -19,8 +19,8 @@
 //     see or reach each other's sessions. A browser's message is routed by
 //     reading its ends (Chromium writes {"id":N…,"sessionId":"…"}), and a
 //     client's answer or event is made by copying it with the id and
-//     session swapped: a proxy client's 50 MB screenshot costs two copies
-//     and no JSON decoding. It is decoded where someone must see inside:
+//     session swapped: a proxy client's 50 MB screenshot is copied, never
+//     parsed as JSON. It is decoded where someone must see inside:
 //     a Policy's peer (every event, and the answers it rewrites), a peer
 //     with OnEvent, and the answers to the coordinator's own Calls.
 //   - An Endpoint is a browser reached over TCP (http(s):// with /json, or a
