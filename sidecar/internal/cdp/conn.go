@@ -41,9 +41,9 @@ type call struct {
 	id   json.RawMessage // the id as the peer wrote it
 	then func(*Message) *Message
 	// An attach: the session its answer names becomes claimed's (its own
-	// session if root: Open). If claimed has closed by then, or the caller
-	// gave up waiting, no one holds the session: it is detached (on the
-	// session the attach was sent on).
+	// session if root: Open). If claimed has closed by then (an Open that
+	// gave up closes its peer; a client may go first), no one holds the
+	// session: it is detached, on the session the attach was sent on.
 	claimed *Peer
 	root    bool
 	on      string
