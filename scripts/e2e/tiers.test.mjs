@@ -94,3 +94,40 @@ test('the port file moves a wrapped Playwright MCP between the launched browser 
   assert.deepEqual(await standIn.pageURL(), [`${pages.url}/`], 'VS Code\'s view was left alone');
   assert.equal((await status()).proxyPort, port);
 });
+
+test('a wrapped chrome-devtools-mcp works in VS Code\'s view, and nothing it does reaches the rest of VS Code', async (t) => {
+  // Puppeteer connects with browser-level commands of its own
+  // (Target.getBrowserContexts, setDiscoverTargets, getDevToolsTarget…):
+  // Tier 2 lets through those and no other (vscodetier's browserLevel).
+  const stateDir = path.join(work, 'state-cdt');
+  const tmp = fs.mkdtempSync(path.join(work, 't-'));
+  fs.writeFileSync(path.join(tmp, 'vscode-cdp-port'), `${standIn.port}\n`);
+  const cwd = fs.mkdtempSync(path.join(work, 'ws-'));
+  const coord = await startCoordinator({ stateDir, cwd, env: { TERM_PROGRAM: 'vscode', TMPDIR: tmp } });
+  t.after(() => coord.close());
+  assert.equal((await call(coord.client, 'coordinator_status')).structuredContent.vscode?.tier, 2);
+  const cdt = await startWrapped('chrome-devtools', { stateDir, cwd });
+  t.after(() => cdt.close());
+
+  const listed = (await call(cdt.client, 'list_pages')).text.match(/^\d+: .*$/gm) ?? [];
+  assert.equal(listed.length, 1, `one page, VS Code's view:\n${listed.join('\n')}`);
+  const pageId = Number(listed[0].split(':')[0]);
+  await call(cdt.client, 'navigate_page', { pageId, type: 'url', url: `${pages.url}/` });
+  assert.deepEqual(await standIn.pageURL(), [`${pages.url}/`], 'the navigation happened in VS Code\'s view');
+  const uid = (await call(cdt.client, 'take_snapshot', { pageId })).text.match(/uid=(\S+) button "Click me"/)?.[1];
+  assert.ok(uid, 'the page\'s button');
+  await call(cdt.client, 'click', { pageId, uid });
+  assert.match((await call(cdt.client, 'take_snapshot', { pageId })).text, /Clicked 1 time\(s\)/);
+  const shot = await call(cdt.client, 'take_screenshot', { pageId });
+  assert.ok(shot.content.some((c) => c.type === 'image' && c.data.length > 1000), 'a screenshot of the view');
+  // A trace is the page's own (Tracing on its session), not all of VS Code's.
+  assert.match((await call(cdt.client, 'performance_start_trace', { pageId, reload: false, autoStop: true })).text, /performance trace has been stopped/);
+
+  const opened = await call(cdt.client, 'new_page', { url: `${pages.url}/second` }, { allowError: true });
+  assert.equal(opened.isError, true);
+  assert.match(opened.text, /opening new windows or tabs is refused/);
+  const resized = await call(cdt.client, 'resize_page', { pageId, width: 500, height: 400 }, { allowError: true });
+  assert.equal(resized.isError, true);
+  assert.match(resized.text, /may close or reshape VS Code/);
+  assert.deepEqual(await standIn.pageURL(), [`${pages.url}/`], 'VS Code still has its one page');
+});

@@ -3,14 +3,12 @@ package cdp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 )
 
@@ -33,16 +31,22 @@ type Conn struct {
 	err     error // why it closed
 	done    chan struct{}
 	reading sync.WaitGroup // the reader, for Close
-	bg      sync.WaitGroup // detaches sent for closed peers, for Close
+	bg      sync.WaitGroup // detaches no one waits for (see detachLocked), for Close
 }
 
 // call is one message out whose answer is awaited.
 type call struct {
-	ch      chan Message    // our own call: the answer goes here
-	peer    *Peer           // a peer's message: the answer goes back to it
-	id      json.RawMessage // the id as the peer wrote it
-	then    func(*Message) *Message
-	claimed *Peer // a session the answer names becomes this peer's (Open)
+	ch   chan Message    // our own call: the answer goes here
+	peer *Peer           // a peer's message: the answer goes back to it
+	id   json.RawMessage // the id as the peer wrote it
+	then func(*Message) *Message
+	// An attach: the session its answer names becomes claimed's (its own
+	// session if root: Open). If claimed has closed by then (an Open that
+	// gave up closes its peer; a client may go first), no one holds the
+	// session: it is detached, on the session the attach was sent on.
+	claimed *Peer
+	root    bool
+	on      string
 }
 
 // Options configure NewConn.
@@ -65,27 +69,14 @@ func NewConn(t Transport, o Options) *Conn {
 	return c
 }
 
-// Dial opens a WebSocket to a CDP endpoint (ws://…/devtools/browser/… or a
-// page's) and runs a connection on it.
+// Dial opens a WebSocket to a CDP endpoint (ws(s)://…/devtools/browser/…
+// or a page's) and runs a connection on it.
 func Dial(ctx context.Context, wsURL string, onEvent func(Message)) (*Conn, error) {
-	d := websocket.Dialer{HandshakeTimeout: 10 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
-	ws, resp, err := d.DialContext(ctx, wsURL, nil)
+	e, err := wsEndpoint(wsURL, nil)
 	if err != nil {
-		shown := wsURL
-		if u, perr := url.Parse(wsURL); perr == nil {
-			shown = Redact(u.String())
-		}
-		if resp != nil {
-			return nil, fmt.Errorf("connect to %s: %w (HTTP %s)", shown, err, resp.Status)
-		}
-		return nil, fmt.Errorf("connect to %s: %w", shown, err)
+		return nil, err
 	}
-	return NewConn(WebSocket(ws), Options{OnEvent: onEvent}), nil
-}
-
-// New runs a connection on an open WebSocket.
-func New(ws *websocket.Conn, onEvent func(Message)) *Conn {
-	return NewConn(WebSocket(ws), Options{OnEvent: onEvent})
+	return e.Dial(ctx, onEvent)
 }
 
 // Done is closed when the connection ends.
@@ -157,7 +148,13 @@ func (c *Conn) route(data []byte) {
 		delete(c.pending, id)
 		if cl != nil && cl.claimed != nil {
 			if s := gjson.GetBytes(data, "result.sessionId").String(); s != "" {
-				c.ownLocked(s, cl.claimed)
+				if !c.ownLocked(s, cl.claimed) {
+					c.detachLocked(cl.on, s)
+				} else if cl.root {
+					// Before anyone hears of the session: its events may
+					// follow the answer at once.
+					cl.claimed.root = s
+				}
 			}
 		}
 		c.mu.Unlock()
@@ -169,7 +166,7 @@ func (c *Conn) route(data []byte) {
 				m.Error = &Error{Code: ServerError, Message: "unreadable answer from the browser"}
 			}
 			cl.ch <- m
-		default:
+		case cl.peer != nil:
 			cl.peer.answer(data, env, cl)
 		}
 		return
@@ -212,14 +209,38 @@ func (c *Conn) route(data []byte) {
 	}
 }
 
-func (c *Conn) ownLocked(session string, p *Peer) {
-	if session == "" || p.isClosed() {
-		return
+// ownLocked gives session to p, unless p has closed.
+func (c *Conn) ownLocked(session string, p *Peer) bool {
+	if session == "" {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
 	}
 	c.owners[session] = p
-	p.mu.Lock()
 	p.sessions[session] = true
-	p.mu.Unlock()
+	return true
+}
+
+// detachLocked lets the browser drop session, sent on the session on
+// ("" for the connection's own); no one waits for the answer. Close waits
+// for the write.
+func (c *Conn) detachLocked(on, session string) {
+	if c.closed {
+		return
+	}
+	m := map[string]any{"id": c.nextID.Add(1), "method": "Target.detachFromTarget", "params": map[string]string{"sessionId": session}}
+	if on != "" {
+		m["sessionId"] = on
+	}
+	data, _ := json.Marshal(m)
+	c.bg.Add(1) // under c.mu, with closed false: before Close's Wait
+	go func() {
+		defer c.bg.Done()
+		_ = c.write(context.Background(), data)
+	}()
 }
 
 func (c *Conn) disownLocked(session string) {
@@ -235,10 +256,14 @@ func (c *Conn) disownLocked(session string) {
 // browser's own session or, with a session id, on an attached target's, and
 // waits for the answer.
 func (c *Conn) Call(ctx context.Context, session, method string, params any) (json.RawMessage, error) {
-	return c.call(ctx, session, method, params, nil)
+	return c.call(ctx, session, method, params, nil, false)
 }
 
-func (c *Conn) call(ctx context.Context, session, method string, params any, claim *Peer) (json.RawMessage, error) {
+// call sends a command of our own. An attach (claim set) gives the session
+// its answer names to claim (as its own session if root); a caller that
+// gives up before the answer leaves its call pending, so that the session
+// is detached when it comes.
+func (c *Conn) call(ctx context.Context, session, method string, params any, claim *Peer, root bool) (json.RawMessage, error) {
 	m := map[string]any{"method": method}
 	if params != nil {
 		m["params"] = params
@@ -253,7 +278,11 @@ func (c *Conn) call(ctx context.Context, session, method string, params any, cla
 		return nil, err
 	}
 	ch := make(chan Message, 1)
-	if err := c.add(id, &call{ch: ch, claimed: claim}); err != nil {
+	cl := &call{ch: ch}
+	if claim != nil && attaches[method] {
+		cl.claimed, cl.root, cl.on = claim, root, session
+	}
+	if err := c.add(id, cl); err != nil {
 		return nil, err
 	}
 	if err := c.write(ctx, data); err != nil {
@@ -262,17 +291,49 @@ func (c *Conn) call(ctx context.Context, session, method string, params any, cla
 	}
 	select {
 	case ans, ok := <-ch:
-		if !ok {
-			return nil, fmt.Errorf("%s: %w", method, c.closedErr())
-		}
-		if ans.Error != nil {
-			return nil, fmt.Errorf("%s: %w", method, ans.Error)
-		}
-		return ans.Result, nil
+		return c.answered(method, ans, ok)
 	case <-ctx.Done():
-		c.forget(id)
+		if !c.giveUp(id) {
+			// The answer is on its way (the reader has taken it): an
+			// attach's session has been given out; take the answer.
+			ans, ok := <-ch
+			if _, err := c.answered(method, ans, ok); err != nil {
+				return nil, err
+			}
+		}
 		return nil, ctx.Err()
 	}
+}
+
+// answered is the outcome of a call whose answer came (ok), or whose
+// connection closed first.
+func (c *Conn) answered(method string, ans Message, ok bool) (json.RawMessage, error) {
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", method, c.closedErr())
+	}
+	if ans.Error != nil {
+		return nil, fmt.Errorf("%s: %w", method, ans.Error)
+	}
+	return ans.Result, nil
+}
+
+// giveUp: the caller of call id no longer waits. An attach stays pending
+// with no one to answer: when the answer comes, its session goes to the
+// claimer, or is detached if the claimer has closed (Open closes it);
+// anything else is forgotten. false: the answer has come already.
+func (c *Conn) giveUp(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl := c.pending[id]
+	if cl == nil {
+		return false
+	}
+	if cl.claimed != nil {
+		cl.ch = nil
+		return true
+	}
+	delete(c.pending, id)
+	return true
 }
 
 func (c *Conn) closedErr() error {
@@ -300,14 +361,19 @@ func (c *Conn) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// write sends one message; a browser that does not take it within the
-// deadline is taken for gone.
+// write sends one message. A caller whose ctx ends before the write starts
+// gets ctx's error and the connection goes on; any other failure (the
+// browser did not take the message within WriteTimeout, the transport
+// broke) may have left part of a message behind: the connection ends.
 func (c *Conn) write(ctx context.Context, data []byte) error {
-	if err := c.t.WriteMessage(ctx, data); err != nil {
-		if ctx.Err() == nil {
-			c.shutdown(fmt.Errorf("write to the browser: %w", err))
-		}
+	err := c.t.WriteMessage(ctx, data)
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 		return err
 	}
-	return nil
+	err = fmt.Errorf("write to the browser: %w", err)
+	c.shutdown(fmt.Errorf("%w; the connection to the browser was closed, as a message may have been cut short", err))
+	return err
 }

@@ -3,8 +3,11 @@
 //
 //   - A Transport carries whole messages: a WebSocket (a browser's port, VS
 //     Code's, a remote service's) or Chromium's --remote-debugging-pipe
-//     (NUL-separated JSON on two file descriptors). Every write has a
-//     deadline: a peer that stops reading cannot block its callers forever.
+//     (NUL-separated JSON on two file descriptors). A caller's context
+//     counts only until its write starts; every write then has
+//     WriteTimeout: a peer that stops reading cannot block its callers
+//     forever, and no caller cuts a message short on a shared connection.
+//     A write that fails once started ends the connection.
 //   - A Conn is one connection to a browser: the one pending-call core
 //     (answers matched to calls by id) and the router of events by session.
 //   - A Peer is one party on a Conn with sessions of its own: a CDP client
@@ -13,12 +16,21 @@
 //     (the launched browser's pipe) each Peer gets its own browser session
 //     (Target.attachToBrowserTarget) or page session (Target.attachToTarget,
 //     flattened); ids are remapped and session ids checked, so peers never
-//     see or reach each other's sessions. Envelopes are read and rewritten
-//     with gjson/sjson: a 50 MB screenshot is never decoded.
+//     see or reach each other's sessions. A browser's message is routed by
+//     reading its ends (Chromium writes {"id":N…,"sessionId":"…"}), and a
+//     client's answer or event is made by copying it with the id and
+//     session swapped: a proxy client's 50 MB screenshot is copied, never
+//     parsed as JSON. It is decoded where someone must see inside:
+//     a Policy's peer (every event, and the answers it rewrites), a peer
+//     with OnEvent, and the answers to the coordinator's own Calls.
 //   - An Endpoint is a browser reached over TCP (http(s):// with /json, or a
 //     bare ws(s)://): dial, /json requests, and Probe, the one check that an
 //     endpoint answers.
 //   - A Follower keeps a browser's targets and which page was active last.
-//   - Serve relays a client Transport to a Peer through a Policy that may
-//     answer, rewrite or refuse what passes (VS Code's browser view).
+//   - A Relay serves a client Transport with a Peer, through a Policy that
+//     may answer, rewrite or refuse what passes (VS Code's browser view).
+//     What the peer delivers waits in the relay's queue, so a client that
+//     reads slowly never holds up the connection's reader; one that lets
+//     more than MaxQueued wait is cut off. A relay that ends writes what
+//     waits, then tells a WebSocket client why in its close frame.
 package cdp

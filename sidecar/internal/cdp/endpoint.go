@@ -3,6 +3,7 @@ package cdp
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,11 +39,15 @@ var ErrUnreachable = errors.New("CDP endpoint unreachable")
 
 // Probe checks that an endpoint answers and says how to reach it: an
 // http(s) endpoint through /json/version, a ws(s) endpoint by opening it
-// and asking Browser.getVersion.
+// and asking Browser.getVersion. Credentials in the URL (user:password@)
+// become a Basic Authorization header.
 func Probe(ctx context.Context, endpoint string, header http.Header) (Endpoint, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
 		return Endpoint{}, fmt.Errorf("%q is not a CDP endpoint URL: use http(s)://HOST:PORT or ws(s)://HOST:PORT/PATH", Redact(endpoint))
+	}
+	if header, err = withUserInfo(u, header); err != nil {
+		return Endpoint{}, err
 	}
 	e := Endpoint{Addr: hostPort(u), Header: header, Query: u.RawQuery}
 	switch u.Scheme {
@@ -64,7 +69,7 @@ func Probe(ctx context.Context, endpoint string, header http.Header) (Endpoint, 
 		e.WSPath, e.Product = ws.RequestURI(), v.Browser
 		return e, nil
 	case "ws", "wss":
-		e.TLS, e.NoHTTP, e.WSPath, e.Query = u.Scheme == "wss", true, u.RequestURI(), ""
+		e = wsEndpointOf(u, header)
 		conn, err := e.Dial(ctx, nil)
 		if err != nil {
 			return e, fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
@@ -80,6 +85,50 @@ func Probe(ctx context.Context, endpoint string, header http.Header) (Endpoint, 
 		return e, nil
 	}
 	return e, fmt.Errorf("%q: unsupported scheme %q: use http://, https://, ws:// or wss://", Redact(endpoint), u.Scheme)
+}
+
+// wsEndpoint is a bare ws(s):// URL as an Endpoint.
+func wsEndpoint(wsURL string, header http.Header) (Endpoint, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil || u.Host == "" || (u.Scheme != "ws" && u.Scheme != "wss") {
+		return Endpoint{}, fmt.Errorf("%q is not a CDP WebSocket URL: use ws(s)://HOST:PORT/devtools/browser/ID or a page's", Redact(wsURL))
+	}
+	if header, err = withUserInfo(u, header); err != nil {
+		return Endpoint{}, err
+	}
+	return wsEndpointOf(u, header), nil
+}
+
+func wsEndpointOf(u *url.URL, header http.Header) Endpoint {
+	return Endpoint{Addr: hostPort(u), TLS: u.Scheme == "wss", NoHTTP: true, WSPath: u.RequestURI(), Header: header}
+}
+
+// withUserInfo turns the URL's user:password into a Basic Authorization
+// header (added to a copy of header).
+func withUserInfo(u *url.URL, header http.Header) (http.Header, error) {
+	if u.User == nil {
+		return header, nil
+	}
+	if header.Get("Authorization") != "" {
+		return nil, fmt.Errorf("%s: both user:password in the URL and an Authorization header: give one of them", Redact(u.String()))
+	}
+	pass, _ := u.User.Password()
+	header = header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
+	header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass)))
+	return header, nil
+}
+
+// redactErr takes credentials out of the URL net/http's errors carry
+// (Get "https://…?token=…": …), so that they reach no log, status or client.
+func redactErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = Redact(ue.URL)
+	}
+	return err
 }
 
 func hostPort(u *url.URL) string {
@@ -159,10 +208,13 @@ func (e Endpoint) DialWS(ctx context.Context) (*websocket.Conn, error) {
 		d.NetDialTLSContext, d.NetDialContext = d.NetDialContext, nil
 	}
 	ws, resp, err := d.DialContext(ctx, e.BrowserURL(), e.Header.Clone())
-	if err != nil && resp != nil {
-		return nil, fmt.Errorf("%s answered %s", Redact(e.BrowserURL()), resp.Status)
+	if err != nil {
+		if resp != nil {
+			return nil, fmt.Errorf("%s answered %s", Redact(e.BrowserURL()), resp.Status)
+		}
+		return nil, fmt.Errorf("connect to %s: %w", Redact(e.BrowserURL()), redactErr(err))
 	}
-	return ws, err
+	return ws, nil
 }
 
 // Dial opens a connection to the endpoint's browser.
@@ -197,7 +249,7 @@ func (e Endpoint) Request(ctx context.Context, method, path, query string, body 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, uri, body)
 	if err != nil {
-		return nil, err
+		return nil, redactErr(err)
 	}
 	for k, vs := range e.Header {
 		req.Header[k] = vs
@@ -205,12 +257,15 @@ func (e Endpoint) Request(ctx context.Context, method, path, query string, body 
 	return req, nil
 }
 
-// Do sends a request built by Request.
+// Do sends a request built by Request. Its error does not show the
+// endpoint's query.
 func (e Endpoint) Do(req *http.Request) (*http.Response, error) {
+	client := httpClient
 	if e.TLSConfig != nil {
-		return (&http.Client{Transport: &http.Transport{TLSClientConfig: e.TLSConfig, DisableKeepAlives: true}, CheckRedirect: httpClient.CheckRedirect, Timeout: httpClient.Timeout}).Do(req)
+		client = &http.Client{Transport: &http.Transport{TLSClientConfig: e.TLSConfig, DisableKeepAlives: true}, CheckRedirect: httpClient.CheckRedirect, Timeout: httpClient.Timeout}
 	}
-	return httpClient.Do(req)
+	resp, err := client.Do(req)
+	return resp, redactErr(err)
 }
 
 // GetJSON asks the endpoint for path (e.g. /json/version) and decodes the

@@ -79,12 +79,16 @@ func peek(data []byte) envelope {
 }
 
 // peekBrowser reads a browser's message. Chromium writes them in one shape:
-// an answer begins {"id":N, an event {"method":"…", and the sessionId, if
-// any, is the last member. Read from those ends, a message costs the same
-// whatever its size (a screenshot's answer is tens of megabytes); anything
-// else gets the full read.
+// an answer begins {"id":N, an event {"method":"…", the sessionId, if any,
+// is the last member, and the object's } is the last byte. Read from those
+// ends, a message costs the same whatever its size (a screenshot's answer
+// is tens of megabytes); anything else (another endpoint's "…}\n") gets the
+// full read.
 func peekBrowser(data []byte) envelope {
 	var e envelope
+	if len(data) == 0 || data[len(data)-1] != '}' {
+		return peek(data)
+	}
 	switch {
 	case bytes.HasPrefix(data, []byte(`{"id":`)):
 		end := len(`{"id":`)
@@ -167,7 +171,7 @@ func rewrite(data []byte, id []byte, session string, setSession bool) ([]byte, e
 // answerAs is a browser's answer with the client's id, and without its
 // session if strip: in one copy where the envelope knows the answer's shape.
 func answerAs(data []byte, env envelope, id []byte, strip bool) ([]byte, error) {
-	if env.idEnd == 0 || (strip && env.sessionAt == 0) {
+	if env.idEnd == 0 || (strip && env.sessionAt == 0) || data[len(data)-1] != '}' {
 		return rewrite(data, id, "", strip)
 	}
 	end := len(data) - 1
@@ -183,7 +187,7 @@ func answerAs(data []byte, env envelope, id []byte, strip bool) ([]byte, error) 
 
 // eventWithout is a browser's event without its sessionId.
 func eventWithout(data []byte, env envelope) ([]byte, error) {
-	if env.sessionAt == 0 {
+	if env.sessionAt == 0 || data[len(data)-1] != '}' {
 		return withoutSession(data)
 	}
 	out := make([]byte, 0, env.sessionAt+1)

@@ -33,6 +33,10 @@ func TestBrowserMessagesReadFromTheirEnds(t *testing.T) {
 		{"negative id", `{"id":-4,"result":{}}`, false, false},
 		{"escaped method", `{"method":"A\u002eB","params":{}}`, false, false},
 		{"not an object", `[1,2]`, false, false},
+		// Another endpoint may end its messages otherwise: the full read.
+		{"answer ending in a newline", "{\"id\":12,\"result\":{\"v\":1}}\n", false, false},
+		{"answer on a session ending in a space", `{"id":12,"result":{"v":1},"sessionId":"` + s + `"} `, false, true},
+		{"event on a session ending in a newline", `{"method":"Page.a","params":{},"sessionId":"` + s + "\"}\n", false, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -46,9 +46,12 @@ type PeerOptions struct {
 
 // Peer is one party on a connection, with sessions of its own.
 type Peer struct {
-	c     *Conn
-	mode  Mode
-	root  string // the session messages without a sessionId go to ("" for Root)
+	c    *Conn
+	mode Mode
+	// root is the session messages without a sessionId go to ("" for
+	// Root). The reader sets it, under the connection's lock, when it
+	// routes the attach's answer; it does not change after.
+	root  string
 	o     PeerOptions
 	doneC chan struct{}
 
@@ -81,18 +84,17 @@ func (c *Conn) Open(ctx context.Context, o PeerOptions) (*Peer, error) {
 	var err error
 	switch o.Mode {
 	case Browser:
-		var res json.RawMessage
-		if res, err = c.call(ctx, "", "Target.attachToBrowserTarget", nil, p); err == nil {
-			p.root = gjson.GetBytes(res, "sessionId").String()
-		}
+		_, err = c.call(ctx, "", "Target.attachToBrowserTarget", nil, p, true)
 	case Page:
-		var res json.RawMessage
-		if res, err = c.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": o.Target, "flatten": true}, p); err == nil {
-			p.root = gjson.GetBytes(res, "sessionId").String()
-		}
+		_, err = c.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": o.Target, "flatten": true}, p, true)
 	}
+	// The answer has set p.root (a call that gave up has its own error).
 	if err == nil && o.Mode != Root && p.root == "" {
-		err = errors.New("the browser answered without a session")
+		if p.isClosed() {
+			err = c.closedErr()
+		} else {
+			err = errors.New("the browser answered without a session")
+		}
 	}
 	if err != nil {
 		p.close(err)
@@ -144,7 +146,7 @@ func (p *Peer) Call(ctx context.Context, session, method string, params any) (js
 	if p.isClosed() {
 		return nil, fmt.Errorf("%s: %w", method, ErrClosed)
 	}
-	return p.c.call(ctx, session, method, params, p)
+	return p.c.call(ctx, session, method, params, p, false)
 }
 
 // Send passes one of the client's commands on: its id is remapped, it goes
@@ -182,7 +184,7 @@ func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Messa
 	}
 	cl := &call{peer: p, id: json.RawMessage(env.id.Raw), then: then}
 	if attaches[env.method] {
-		cl.claimed = p // the session it opens is the peer's
+		cl.claimed, cl.on = p, session // the session it opens is the peer's
 	}
 	if err := p.c.add(id, cl); err != nil {
 		return err
@@ -198,11 +200,21 @@ func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Messa
 var attaches = map[string]bool{"Target.attachToTarget": true, "Target.attachToBrowserTarget": true}
 
 // answer delivers the browser's answer to one of the client's commands.
+// One that cannot be read or rewritten is answered with an error: the
+// client must not wait forever.
 func (p *Peer) answer(data []byte, env envelope, cl *call) {
 	strip := p.root != "" && env.session == p.root
+	unreadable := func(err error) {
+		session := env.session
+		if strip {
+			session = ""
+		}
+		_ = p.deliver(errorAnswer(cl.id, session, ServerError, "browser-coordinator: the browser's answer could not be passed on: "+err.Error()))
+	}
 	if cl.then != nil {
 		var m Message
-		if json.Unmarshal(data, &m) != nil {
+		if err := json.Unmarshal(data, &m); err != nil {
+			unreadable(err)
 			return
 		}
 		m.ID = cl.id
@@ -214,23 +226,25 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 			m.SessionID = ""
 		}
 		out, err := json.Marshal(&m)
-		if err == nil {
-			_ = p.deliver(out)
+		if err != nil {
+			unreadable(err)
+			return
 		}
+		_ = p.deliver(out)
 		return
 	}
 	out, err := answerAs(data, env, cl.id, strip)
 	if err != nil {
+		unreadable(err)
 		return
 	}
 	_ = p.deliver(out)
 }
 
 // event delivers a browser event on one of the peer's sessions.
+// Only the sessions a peer holds bring it events: never the connection's
+// own (browser-level) session, unless it is a Root peer.
 func (p *Peer) event(data []byte, env envelope) {
-	if p.mode == Page && env.session == "" {
-		return // browser-level events mean nothing to a page's client
-	}
 	strip := p.root != "" && env.session == p.root
 	if p.o.Event != nil || p.o.OnEvent != nil {
 		var m Message
@@ -333,37 +347,23 @@ func (p *Peer) close(why error) {
 			delete(c.owners, s)
 		}
 	}
-	if c.owners[p.root] == p {
-		delete(c.owners, p.root)
-	}
-	var mine []int64
 	for id, cl := range c.pending {
-		if cl.peer == p {
-			mine = append(mine, id)
+		switch {
+		case cl.peer != p:
+		case cl.claimed == p:
+			// An attach in flight: no one takes the answer, and the
+			// session it names is detached (see route).
+			cl.peer = nil
+		default:
+			delete(c.pending, id)
 		}
 	}
-	for _, id := range mine {
-		delete(c.pending, id)
+	if p.root != "" && !rootGone {
+		// Let the browser drop the session and what hangs under it (unless
+		// the browser ended it itself).
+		c.detachLocked("", p.root)
 	}
-	alive := !c.closed
 	c.mu.Unlock()
-	if alive && p.root != "" && !rootGone {
-		// Let the browser drop the session and what hangs under it; no one
-		// waits for the answer.
-		id := c.nextID.Add(1)
-		data, _ := json.Marshal(map[string]any{"id": id, "method": "Target.detachFromTarget", "params": map[string]string{"sessionId": p.root}})
-		if c.add(id, &call{ch: make(chan Message, 1)}) == nil {
-			c.bg.Add(1)
-			go func() {
-				defer c.bg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
-				defer cancel()
-				if c.write(ctx, data) != nil {
-					c.forget(id)
-				}
-			}()
-		}
-	}
 	close(p.doneC)
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
+	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 )
 
@@ -247,6 +250,243 @@ func TestAPeerEndsWithItsConnection(t *testing.T) {
 	}
 	if _, err := p.peer.Call(context.Background(), "", "Browser.getVersion", nil); err == nil {
 		t.Fatal("a call on an ended peer succeeded")
+	}
+}
+
+// fakeWS serves one WebSocket with handle, standing in for a browser where
+// the test must choose when each message comes.
+func fakeWS(t *testing.T, handle func(ws *websocket.Conn)) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := upgrader.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		handle(ws)
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+func readCmd(ws *websocket.Conn) (id, method string, msg []byte, err error) {
+	_, msg, err = ws.ReadMessage()
+	return gjson.GetBytes(msg, "id").Raw, gjson.GetBytes(msg, "method").String(), msg, err
+}
+
+// A peer's events may follow the answer that gave it its session at once
+// (Chromium sends a page's pending events right after the attach): they
+// reach the client as the page's own, without the session id it never
+// named. (The reader sets the peer's session; under -race, the test fails
+// if anyone else does.)
+func TestEventsRightAfterTheAttachAreThePeers(t *testing.T) {
+	const n = 50
+	url := fakeWS(t, func(ws *websocket.Conn) {
+		id, _, _, err := readCmd(ws)
+		if err != nil {
+			return
+		}
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"S"}}`))
+		for i := range n {
+			_ = ws.WriteMessage(websocket.TextMessage, []byte(fmt.Sprintf(`{"method":"Runtime.consoleAPICalled","params":{"n":%d},"sessionId":"S"}`, i)))
+		}
+		_, _, _, _ = readCmd(ws) // until the peer detaches
+	})
+	conn, err := cdp.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := open(t, conn, cdp.PeerOptions{Mode: cdp.Page, Target: "T"})
+	c.await(fmt.Sprintf("event %d", n-1), func(m string) bool { return gjson.Get(m, "params.n").Int() == n-1 })
+	if got := c.count(func(m string) bool { return gjson.Get(m, "sessionId").Exists() }); got != 0 {
+		t.Fatalf("%d of %d events name the page's session to its client: %q", got, n, c.got[:3])
+	}
+	if s := c.peer.Session(); s != "S" {
+		t.Fatalf("the peer's session is %q", s)
+	}
+}
+
+// An attach whose caller gave up before the answer still gives the browser
+// a session: it is detached when the answer comes, as no one will hold it.
+// That is Open interrupted, and a client's own attach when the client goes
+// first.
+func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
+	detached := make(chan string, 4)
+	answerNow := make(chan struct{})
+	url := fakeWS(t, func(ws *websocket.Conn) {
+		// Open's attach: answered once its caller has given up.
+		id, _, _, err := readCmd(ws)
+		if err != nil {
+			return
+		}
+		<-answerNow
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"GAVE-UP"}}`))
+		for {
+			id, method, msg, err := readCmd(ws)
+			if err != nil {
+				return
+			}
+			switch method {
+			case "Target.attachToBrowserTarget":
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"B"}}`))
+			case "Target.attachToTarget":
+				// A client's attach on its browser session: answered once the
+				// client has gone.
+				<-answerNow
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"LEFT"},"sessionId":"B"}`))
+			case "Target.detachFromTarget":
+				detached <- gjson.GetBytes(msg, "params.sessionId").String() + " on " + gjson.GetBytes(msg, "sessionId").String()
+				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{}}`))
+			}
+		}
+	})
+	conn, err := cdp.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got := <-detached:
+			if got != want {
+				t.Fatalf("detached %q, want %q", got, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q was never detached", want)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	if _, err := conn.Open(ctx, cdp.PeerOptions{Mode: cdp.Page, Target: "T"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Open past its deadline: %v", err)
+	}
+	cancel()
+	answerNow <- struct{}{}
+	expect("GAVE-UP on ")
+
+	c := open(t, conn, cdp.PeerOptions{Mode: cdp.Browser})
+	c.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"T","flatten":true}}`)
+	time.Sleep(50 * time.Millisecond) // the attach is on its way
+	c.peer.Close()
+	answerNow <- struct{}{}
+	// The peer's own session, as it closes; then the one its attach made.
+	expect("B on ")
+	expect("LEFT on B")
+}
+
+// Peers closing while their connection closes: every detach a closing peer
+// sends is one Close waits for (go test -race). A browser that answers
+// every attach at once stands in for Chromium, so that many rounds fit.
+func TestPeersClosingWithTheirConnection(t *testing.T) {
+	url := fakeWS(t, func(ws *websocket.Conn) {
+		for n := 0; ; n++ {
+			id, method, _, err := readCmd(ws)
+			if err != nil {
+				return
+			}
+			result := `{}`
+			if method == "Target.attachToBrowserTarget" {
+				result = fmt.Sprintf(`{"sessionId":"B%d"}`, n)
+			}
+			_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":`+result+`}`))
+		}
+	})
+	for range 50 {
+		conn, err := cdp.Dial(context.Background(), url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var peers []*cdp.Peer
+		for range 10 {
+			p, err := conn.Open(context.Background(), cdp.PeerOptions{Mode: cdp.Browser})
+			if err != nil {
+				t.Fatal(err)
+			}
+			peers = append(peers, p)
+		}
+		var wg sync.WaitGroup
+		for _, p := range peers {
+			wg.Go(p.Close)
+		}
+		wg.Go(func() { conn.Close() })
+		wg.Wait()
+		for _, p := range peers {
+			<-p.Done()
+		}
+	}
+}
+
+// An answer the peer cannot pass on (here: not JSON its policy can read)
+// is answered with an error carrying the client's id: the client does not
+// wait forever.
+func TestAnUnreadableAnswerIsAnsweredWithAnError(t *testing.T) {
+	url := fakeWS(t, func(ws *websocket.Conn) {
+		id, _, _, err := readCmd(ws)
+		if err != nil {
+			return
+		}
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"S"}}`))
+		if id, _, _, err = readCmd(ws); err != nil {
+			return
+		}
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"v":"a`+"\x01"+`b"},"sessionId":"S"}`))
+		_, _, _, _ = readCmd(ws)
+	})
+	conn, err := cdp.Dial(context.Background(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := open(t, conn, cdp.PeerOptions{Mode: cdp.Page, Target: "T"})
+	if err := c.peer.SendThen(context.Background(), []byte(`{"id":"mine","method":"Runtime.evaluate"}`), func(m *cdp.Message) *cdp.Message { return m }); err != nil {
+		t.Fatal(err)
+	}
+	ans := c.await("the answer", func(m string) bool { return gjson.Get(m, "id").String() == "mine" })
+	if !strings.Contains(gjson.Get(ans, "error.message").String(), "could not be passed on") || gjson.Get(ans, "sessionId").Exists() {
+		t.Fatalf("the client got %s", ans)
+	}
+}
+
+// The same against Chromium: an Open whose context ends anywhere between
+// its attach and the answer leaves the page with no debugger attached.
+func TestAnInterruptedOpenLeavesNoSession(t *testing.T) {
+	b := pipeBrowser(t)
+	ctx := context.Background()
+	res, err := b.Conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := gjson.GetBytes(res, "targetId").String()
+	attached := func() bool {
+		res, err := b.Conn.Call(ctx, "", "Target.getTargetInfo", map[string]any{"targetId": page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gjson.GetBytes(res, "targetInfo.attached").Bool()
+	}
+	interrupted := 0
+	for _, d := range []time.Duration{50 * time.Microsecond, 200 * time.Microsecond, 500 * time.Microsecond, time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond} {
+		c, cancel := context.WithTimeout(ctx, d)
+		p, err := b.Conn.Open(c, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+		cancel()
+		if err == nil {
+			p.Close()
+		} else {
+			interrupted++
+		}
+		// The detach is on its way: wait for the browser to have done it.
+		deadline := time.Now().Add(5 * time.Second)
+		for attached() {
+			if time.Now().After(deadline) {
+				t.Fatalf("Open with a %v deadline (%v) left the page attached", d, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if interrupted == 0 {
+		t.Log("no Open was interrupted on this machine: the fake browser's test covers the case")
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 )
 
@@ -33,26 +35,47 @@ type Policy interface {
 
 // MaxQueued bounds what may wait for a client that reads slowly; past it
 // the client is taken for gone and cut off, so that it never holds up the
-// browser's other clients.
+// browser's other clients. A message that finds nothing waiting is always
+// let in, however large (up to MaxMessage).
 const MaxQueued = 256 << 20
+
+// drainTime bounds how long a relay that ends goes on writing what waits
+// for its client (the last answers before the browser went away).
+const drainTime = 2 * time.Second
+
+// Close codes (RFC 6455 section 7.4.1) a relay ends a client with.
+const (
+	CloseGoingAway      = websocket.CloseGoingAway       // 1001: the page or the coordinator went away
+	ClosePolicy         = websocket.ClosePolicyViolation // 1008: the client did not read
+	CloseInternal       = websocket.CloseInternalServerErr
+	CloseServiceRestart = websocket.CloseServiceRestart // 1012: reconnect to the same endpoint
+)
 
 // Relay carries one client's messages to a peer and back: the client's
 // commands as they come (through a Policy if there is one), the peer's
 // answers and events through a queue that a writer of its own drains.
 type Relay struct {
-	client Transport
-	policy Policy
-	peerP  atomic.Pointer[Peer]
+	client    Transport
+	policy    Policy
+	peerP     atomic.Pointer[Peer]
+	maxQueued int // MaxQueued; a test's is smaller
 
-	ctx    context.Context
+	ctx    context.Context // ends with Close, a failure, or the end of Serve
 	cancel context.CancelFunc
-	work   sync.WaitGroup // the writer and the policy's async answers
+	work   sync.WaitGroup // the policy's async answers
 
-	mu     sync.Mutex
-	queue  [][]byte
-	queued int
-	wake   chan struct{}
-	err    error
+	stopping atomic.Bool // Serve is ending: what the client sends goes nowhere
+
+	mu       sync.Mutex
+	queue    [][]byte
+	queued   int
+	wake     chan struct{}
+	draining bool  // the writer returns once the queue is empty
+	err      error // the relay failed: its client reads too slowly, a write to it failed, a command could not be passed on
+	slow     bool  // err is the slow client's
+	broken   bool  // err is a failed write to the client
+	code     int   // CloseWith's
+	reason   string
 }
 
 // NewRelay prepares a relay (policy may be nil): pass its Options to
@@ -60,11 +83,25 @@ type Relay struct {
 // before Serve waits in the relay's queue.
 func NewRelay(policy Policy) *Relay {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Relay{policy: policy, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
+	return &Relay{policy: policy, maxQueued: MaxQueued, ctx: ctx, cancel: cancel, wake: make(chan struct{}, 1)}
 }
 
-// Close ends a relay that is serving (Serve returns).
-func (r *Relay) Close() { r.cancel() }
+// Close ends a relay that is serving (Serve returns): its client is told
+// that the browser behind the endpoint changed and to reconnect.
+func (r *Relay) Close() {
+	r.CloseWith(CloseServiceRestart, "browser-coordinator: the browser was stopped, restarted or replaced; reconnect to the same endpoint")
+}
+
+// CloseWith ends a relay that is serving, telling a WebSocket client code
+// and reason (at most 123 bytes) once what waits for it is written.
+func (r *Relay) CloseWith(code int, reason string) {
+	r.mu.Lock()
+	if r.code == 0 {
+		r.code, r.reason = code, reason
+	}
+	r.mu.Unlock()
+	r.cancel()
+}
 
 // Options completes o with the relay's delivery (and the policy's event hook).
 func (r *Relay) Options(o PeerOptions) PeerOptions {
@@ -111,8 +148,10 @@ func (r *Relay) enqueue(data []byte) error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.queued+len(data) > MaxQueued {
-		r.err = fmt.Errorf("the client has %d MiB unread", r.queued>>20)
+	if r.queued > 0 && r.queued+len(data) > r.maxQueued {
+		// Its text is the reason in the client's close frame: short.
+		r.err = fmt.Errorf("the client did not read %s of CDP messages in time and was cut off", size(r.queued))
+		r.slow = true
 		r.cancel()
 		return r.err
 	}
@@ -125,29 +164,50 @@ func (r *Relay) enqueue(data []byte) error {
 	return nil
 }
 
-func (r *Relay) writer() {
-	defer r.work.Done()
+func size(n int) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d KiB", (n+1023)>>10)
+}
+
+// writer writes what waits for the client until stop, or, once draining,
+// until nothing waits. done is closed when it returns.
+func (r *Relay) writer(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
 	for {
 		select {
-		case <-r.wake:
-		case <-r.ctx.Done():
+		case <-stop:
 			return
+		default:
 		}
-		for {
-			r.mu.Lock()
-			if len(r.queue) == 0 {
-				r.mu.Unlock()
-				break
-			}
-			data := r.queue[0]
-			r.queue[0] = nil
-			r.queue = r.queue[1:]
-			r.queued -= len(data)
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			draining := r.draining
 			r.mu.Unlock()
-			if err := r.client.WriteMessage(r.ctx, data); err != nil {
-				r.fail(err)
+			if draining {
 				return
 			}
+			select {
+			case <-r.wake:
+			case <-stop:
+				return
+			}
+			continue
+		}
+		data := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.queued -= len(data)
+		r.mu.Unlock()
+		// Not r.ctx: what was started is written whole, and a relay that
+		// ends still writes the last answers (see Serve).
+		if err := r.client.WriteMessage(context.Background(), data); err != nil {
+			r.mu.Lock()
+			r.broken = true
+			r.mu.Unlock()
+			r.fail(fmt.Errorf("write to the client: %w", err))
+			return
 		}
 	}
 }
@@ -162,16 +222,24 @@ func (r *Relay) fail(err error) {
 }
 
 // Serve relays between client and peer until either goes, ctx ends or
-// Close; then both are closed. It returns why it ended.
+// Close; then both are closed. It returns why it ended (nil for Close).
+//
+// A client that is still there gets what was delivered for it before the
+// end (for up to drainTime), then, on a WebSocket, a close frame that says
+// why and what to do: 1012 when the browser went away or the relay's
+// owner closed it (reconnect to the same endpoint), 1001 when the peer's
+// page went away or ctx ended, 1008 when it did not read what it asked for.
 func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	r.client = client
 	r.peerP.Store(peer)
-	r.work.Add(1)
-	go r.writer()
+	stop, written := make(chan struct{}), make(chan struct{})
+	go r.writer(stop, written)
 	read := make(chan error, 1)
-	go func() { read <- r.readClient() }()
-	var err error
-	clientGone := false
+	go func() { read <- r.readClient(peer) }()
+	var (
+		err        error
+		clientGone bool
+	)
 	select {
 	case err = <-read:
 		clientGone = true
@@ -184,9 +252,30 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
+	r.stopping.Store(true)
+	peer.Close() // nothing more is delivered: the queue is what the client gets
+	code, reason, flush := r.farewell(ctx, peer)
+	if flush && !clientGone {
+		r.mu.Lock()
+		r.draining = true
+		r.mu.Unlock()
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+		select {
+		case <-written:
+		case <-time.After(drainTime):
+		}
+	}
+	close(stop)
 	r.cancel()
-	peer.Close()
-	r.client.Close()
+	if cw, ok := client.(CloseWither); ok && !clientGone && code != 0 && r.writerDone(written) {
+		_ = cw.CloseWith(code, reason)
+	} else {
+		_ = client.Close()
+	}
+	<-written // a write the writer was in fails once the client is closed
 	r.work.Wait()
 	if !clientGone {
 		<-read // the reader ends once the client is closed
@@ -194,20 +283,69 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	return err
 }
 
-func (r *Relay) readClient() error {
+// writerDone waits briefly for the writer to finish the message it is
+// writing (a client that reads nothing would hold it until WriteTimeout).
+func (r *Relay) writerDone(written <-chan struct{}) bool {
+	select {
+	case <-written:
+		return true
+	case <-time.After(closeWait):
+		return false
+	}
+}
+
+// farewell is what a relay that ends tells its client: a close code (0 for
+// none), its reason, and whether what waits for the client is written
+// first. Called once the peer has closed.
+func (r *Relay) farewell(ctx context.Context, peer *Peer) (code int, reason string, flush bool) {
+	r.mu.Lock()
+	failed, slow, broken, code, reason := r.err, r.slow, r.broken, r.code, r.reason
+	r.mu.Unlock()
+	switch {
+	case slow:
+		return ClosePolicy, "browser-coordinator: " + failed.Error(), false
+	case broken:
+		return 0, "", false // nothing more can reach the client
+	case failed != nil:
+		return CloseInternal, "browser-coordinator: " + failed.Error(), false
+	case code != 0:
+		return code, reason, true
+	case ctx.Err() != nil:
+		return CloseGoingAway, "browser-coordinator: shutting down", true
+	}
+	why := peer.Err()
+	if errors.Is(why, ErrClosed) {
+		// The connection to the browser ended: it crashed, closed, or its
+		// owner stopped it; the coordinator starts or finds it again.
+		return CloseServiceRestart, "browser-coordinator: the browser went away; reconnect to the same endpoint", true
+	}
+	return CloseGoingAway, "browser-coordinator: " + why.Error(), true
+}
+
+// readClient passes on the client's commands until the client goes. A
+// command that cannot be passed on ends the relay (mostly, the peer has
+// ended already); once Serve is ending, what comes is read and dropped, so
+// that the client's answer to our close frame is read.
+func (r *Relay) readClient(peer *Peer) error {
 	for {
 		data, err := r.client.ReadMessage()
 		if err != nil {
 			return err
 		}
-		if r.policy == nil {
-			if err := r.peerP.Load().Send(r.ctx, data); err != nil {
-				return err
-			}
+		if r.stopping.Load() {
 			continue
 		}
-		if err := r.command(data); err != nil {
-			return err
+		if r.policy == nil {
+			err = peer.Send(r.ctx, data)
+		} else {
+			err = r.command(data)
+		}
+		if err != nil && !r.stopping.Load() && !errors.Is(err, ErrClosed) {
+			select {
+			case <-peer.Done():
+			default:
+				r.fail(err)
+			}
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/websocket"
 )
@@ -18,14 +19,28 @@ import (
 type Transport interface {
 	// ReadMessage returns the next message; an error once the peer is gone.
 	ReadMessage() ([]byte, error)
-	// WriteMessage sends one message, giving up when ctx ends or after
-	// WriteTimeout, whichever comes first.
+	// WriteMessage sends one message. ctx counts only until the write
+	// starts: if it ends first (also while another write holds the
+	// transport), nothing is sent and the error wraps ctx.Err(). Once
+	// started, the write has WriteTimeout to finish, whatever ctx says: a
+	// message is never cut short by one caller on a transport others share.
+	// Any other error means the transport failed, maybe in the middle of a
+	// message: nothing more may be written to it.
 	WriteMessage(ctx context.Context, msg []byte) error
 	Close() error
 }
 
+// CloseWither is a Transport that can tell its peer why it is closed (a
+// WebSocket's close frame, RFC 6455 section 7.4) before it closes.
+type CloseWither interface {
+	// CloseWith says code and reason (at most 123 bytes of it are sent),
+	// waits briefly for the peer to acknowledge while the transport's
+	// reader goes on reading, then closes.
+	CloseWith(code int, reason string) error
+}
+
 // WriteTimeout bounds one write: a peer that stops reading for this long is
-// taken for gone, and its connection is closed.
+// taken for gone, and its transport is failed.
 const WriteTimeout = 30 * time.Second
 
 // MaxMessage bounds one message read from a browser (a full-page screenshot
@@ -35,35 +50,86 @@ const MaxMessage = 512 << 20
 // ErrTooLarge is returned for a message over MaxMessage.
 var ErrTooLarge = errors.New("CDP message too large")
 
-func deadline(ctx context.Context) time.Time {
-	d := time.Now().Add(WriteTimeout)
-	if cd, ok := ctx.Deadline(); ok && cd.Before(d) {
-		return cd
+// writeLock is a transport's write lock: one message at a time, and a
+// caller whose context ends while it waits gives up without writing.
+type writeLock chan struct{}
+
+func newWriteLock() writeLock { return make(writeLock, 1) }
+
+func (l writeLock) lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	return d
+	select {
+	case l <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if err := ctx.Err(); err != nil { // both were ready: ctx wins
+		<-l
+		return err
+	}
+	return nil
 }
 
+func (l writeLock) unlock() { <-l }
+
 // WebSocket is a Transport over a WebSocket.
-func WebSocket(ws *websocket.Conn) Transport { return &wsTransport{ws: ws} }
+func WebSocket(ws *websocket.Conn) Transport {
+	return &wsTransport{ws: ws, wmu: newWriteLock(), readEnd: make(chan struct{})}
+}
 
 type wsTransport struct {
-	ws  *websocket.Conn
-	wmu sync.Mutex
+	ws       *websocket.Conn
+	wmu      writeLock
+	readEnd  chan struct{} // closed once ReadMessage has failed (the peer's close frame, or the end)
+	readOnce sync.Once
 }
 
 func (t *wsTransport) ReadMessage() ([]byte, error) {
 	_, data, err := t.ws.ReadMessage()
+	if err != nil {
+		t.readOnce.Do(func() { close(t.readEnd) })
+	}
 	return data, err
 }
 
 func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := t.wmu.lock(ctx); err != nil {
 		return err
 	}
-	_ = t.ws.SetWriteDeadline(deadline(ctx))
+	defer t.wmu.unlock()
+	_ = t.ws.SetWriteDeadline(time.Now().Add(WriteTimeout))
 	return t.ws.WriteMessage(websocket.TextMessage, msg)
+}
+
+// closeWait bounds how long CloseWith waits to send its frame, and then for
+// the peer's acknowledgement.
+const closeWait = time.Second
+
+func (t *wsTransport) CloseWith(code int, reason string) error {
+	err := t.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, clip(reason, 123)), time.Now().Add(closeWait))
+	if err == nil {
+		// The peer answers with a close frame of its own, which ends our
+		// reader; closing before that may reset the TCP connection under
+		// the frame just sent.
+		select {
+		case <-t.readEnd:
+		case <-time.After(closeWait):
+		}
+	}
+	return errors.Join(err, t.ws.Close())
+}
+
+// clip cuts s to at most n bytes, on a UTF-8 boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func (t *wsTransport) Close() error { return t.ws.Close() }
@@ -72,14 +138,14 @@ func (t *wsTransport) Close() error { return t.ws.Close() }
 // JSON texts ended by a NUL byte; the browser reads from in (its fd 3) and
 // writes to out (its fd 4). r and w are our ends.
 func Pipe(r, w *os.File) Transport {
-	return &pipeTransport{r: r, w: w, br: bufio.NewReaderSize(r, 256<<10)}
+	return &pipeTransport{r: r, w: w, br: bufio.NewReaderSize(r, 256<<10), wmu: newWriteLock()}
 }
 
 type pipeTransport struct {
 	r, w *os.File
 	br   *bufio.Reader
-	wmu  sync.Mutex
-	wbuf []byte // under wmu
+	wmu  writeLock
+	wbuf []byte // while holding wmu
 }
 
 func (t *pipeTransport) ReadMessage() ([]byte, error) {
@@ -108,12 +174,11 @@ func (t *pipeTransport) ReadMessage() ([]byte, error) {
 }
 
 func (t *pipeTransport) WriteMessage(ctx context.Context, msg []byte) error {
-	t.wmu.Lock()
-	defer t.wmu.Unlock()
-	if err := ctx.Err(); err != nil {
+	if err := t.wmu.lock(ctx); err != nil {
 		return err
 	}
-	_ = t.w.SetWriteDeadline(deadline(ctx))
+	defer t.wmu.unlock()
+	_ = t.w.SetWriteDeadline(time.Now().Add(WriteTimeout))
 	if len(msg) > 64<<10 {
 		// Too big to copy: the text, then its end.
 		if _, err := t.w.Write(msg); err != nil {

@@ -46,6 +46,28 @@ var harmless = map[string]bool{
 	"Emulation.setScrollbarsHidden":               true,
 }
 
+// browserLevel are the commands a client may send without a session, on
+// VS Code's own browser session: what Playwright, Puppeteer
+// (chrome-devtools-mcp) and raw CDP clients send as they connect and find
+// their page. The Target commands are answered for the view alone (see
+// Command); anything else at that level would reach all of VS Code (its
+// cookies, permissions, downloads, a trace of every window) and is refused.
+var browserLevel = map[string]bool{
+	"Browser.getVersion":          true,
+	"Browser.setDownloadBehavior": true, // answered here
+	"Browser.getWindowForTarget":  true, // the view's window
+	"Browser.getWindowBounds":     true, // read only (resizing it is refused)
+	"Target.getTargets":           true,
+	"Target.getTargetInfo":        true,
+	"Target.getDevToolsTarget":    true, // the view's only: chrome-devtools-mcp asks for each page
+	"Target.getBrowserContexts":   true, // Puppeteer, as it connects
+	"Target.setDiscoverTargets":   true, // the events are the view's alone
+	"Target.setAutoAttach":        true,
+	"Target.attachToTarget":       true,
+	"Target.activateTarget":       true,
+	"Target.detachFromTarget":     true,
+}
+
 // refused at any level: they would close or reshape VS Code, or reach past
 // the view into VS Code's own data.
 var refused = map[string]bool{
@@ -53,6 +75,7 @@ var refused = map[string]bool{
 	"Browser.crash":                 true,
 	"Browser.crashGpuProcess":       true,
 	"Browser.setWindowBounds":       true,
+	"Browser.setContentsSize":       true,
 	"Browser.setDockTile":           true,
 	"Browser.executeBrowserCommand": true,
 	"Target.closeTarget":            true,
@@ -107,6 +130,10 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 		}
 		return p.sessionCommand(s, m)
 	}
+	if !browserLevel[m.Method] {
+		p.view.log.Debug("Tier 2: refused a browser-level command", "method", m.Method)
+		return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: "+refuseBrowserLevel, m.Method)}
+	}
 	param := func(key string) string { return gjson.GetBytes(m.Params, key).String() }
 	switch m.Method {
 	case "Browser.setDownloadBehavior":
@@ -128,6 +155,10 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 		}
 	case "Target.getTargets":
 		return cdp.Verdict{Then: p.onlyView("targetInfos")}
+	case "Target.getDevToolsTarget":
+		if param("targetId") != p.viewID {
+			return cdp.Verdict{Reply: cdp.Fail(m, "No target with given id found")}
+		}
 	case "Target.getTargetInfo":
 		switch id := param("targetId"); id {
 		case "":
@@ -221,6 +252,8 @@ func (p *viewPolicy) Event(s *cdp.Relay, m *cdp.Message) *cdp.Message {
 		}
 		return m
 	}
+	// Browser-level events: only the Target domain's, and only about the
+	// view; the rest (downloads, a trace, ...) would be about all of VS Code.
 	switch m.Method {
 	case "Target.targetCreated", "Target.targetInfoChanged":
 		if gjson.GetBytes(m.Params, "targetInfo.targetId").String() != p.viewID {
@@ -245,6 +278,8 @@ func (p *viewPolicy) Event(s *cdp.Relay, m *cdp.Message) *cdp.Message {
 		if !p.owns(s, gjson.GetBytes(m.Params, "sessionId").String()) {
 			return nil
 		}
+	default:
+		return nil
 	}
 	return m
 }

@@ -430,4 +430,6 @@ const (
 	refuseNewWindow = "in Tier 2 the agent works in VS Code's browser view, its only page: opening new windows or tabs is refused; navigate the page instead (or start the coordinator with --no-vscode for a browser of its own)"
 	refuseClose     = "in Tier 2 nothing a client does may close VS Code or its browser view: closing targets is refused"
 	refuseReshape   = "in Tier 2 nothing a client does may close or reshape VS Code: %s is refused"
+	// A browser-level command outside browserLevel (policy.go).
+	refuseBrowserLevel = "in Tier 2 the browser is VS Code: %s without a sessionId would reach all of VS Code, and is refused; send it on the page's session (attach to the page from Target.getTargets, or connect to its webSocketDebuggerUrl from /json/list), or start the coordinator with --no-vscode for a browser of its own"
 )

@@ -197,6 +197,16 @@ func TestSimpleBrowserIframeIsTheOnlyPage(t *testing.T) {
 		{"NOT-A-SESSION", "Runtime.evaluate", map[string]any{"expression": "1"}, "No session"},
 		{session, "Page.close", nil, "closing targets is refused"},
 		{session, "Network.clearBrowserCookies", nil, "is refused"},
+		// Browser-level commands reach all of VS Code: only those clients
+		// need to find their page pass (policy.go's browserLevel).
+		{"", "Storage.getCookies", nil, "Storage.getCookies without a sessionId would reach all of VS Code"},
+		{"", "Storage.setCookies", map[string]any{"cookies": []any{}}, "would reach all of VS Code"},
+		{"", "Browser.grantPermissions", map[string]any{"permissions": []string{"geolocation"}}, "would reach all of VS Code"},
+		{"", "Browser.setPermission", map[string]any{"permission": map[string]string{"name": "geolocation"}, "setting": "granted"}, "would reach all of VS Code"},
+		{"", "Tracing.start", nil, "would reach all of VS Code"},
+		{"", "Fetch.enable", nil, "would reach all of VS Code"},
+		{"", "SystemInfo.getProcessInfo", nil, "would reach all of VS Code"},
+		{"", "Runtime.evaluate", map[string]any{"expression": "1"}, "send it on the page's session"},
 	} {
 		_, err := c.call(tc.session, tc.method, tc.params)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -205,6 +215,20 @@ func TestSimpleBrowserIframeIsTheOnlyPage(t *testing.T) {
 	}
 	if vscode.Port == 0 || !strings.Contains(string(c.must("", "Browser.getVersion", nil)), "protocolVersion") {
 		t.Fatal("Browser.getVersion must pass")
+	}
+	// What Puppeteer sends as it connects passes; discovery shows the view alone.
+	c.must("", "Target.getBrowserContexts", nil)
+	c.must("", "Target.setDiscoverTargets", map[string]any{"discover": true})
+	for deadline := time.After(2 * time.Second); ; {
+		select {
+		case ev := <-c.events:
+			if ev.SessionID == "" && (!strings.HasPrefix(ev.Method, "Target.") || (ev.Method == "Target.targetCreated" && gjson.GetBytes(ev.Params, "targetInfo.targetId").String() != view)) {
+				t.Fatalf("a browser-level event not about the view: %s %s", ev.Method, ev.Params)
+			}
+			continue
+		case <-deadline:
+		}
+		break
 	}
 
 	// /json/list shows the view alone; /json/new and /json/close are refused.
