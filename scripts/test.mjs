@@ -117,5 +117,5 @@ if (failures.length) {
   console.error(`\nFAILED: ${failures.join('; ')} (${total} s)`);
   process.exit(1);
 }
-if (skipped) console.log(`\nno failures, but ${skipped} of ${ran} tests were skipped (listed above): they did not run (${total} s)`);
+if (skipped) console.log(`\nno failures, but ${skipped} of ${ran + skipped} tests were skipped (listed above): they did not run (${total} s)`);
 else console.log(`\nall ${ran} tests passed (${total} s)`);

@@ -89,7 +89,7 @@ export async function discover(userDataDir: string, timeoutMs = 2000): Promise<D
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { kind: 'missing', file, reason: `${file} does not exist: native CDP is off, or VS Code has not been fully restarted since it was enabled` };
+      return { kind: 'missing', file, reason: `${file} does not exist: Tier 2 is off, or VS Code has not been fully restarted since it was turned on` };
     }
     return { kind: 'malformed', file, reason: `cannot read ${file}: ${(err as Error).message}` };
   }

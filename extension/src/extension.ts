@@ -392,16 +392,21 @@ class Controller implements vscode.Disposable {
     for (const c of this.claude) {
       if (this.disposed) return;
       const asked = `claudeCode.asked:${c.folder}`;
-      if (this.context.globalState.get(asked)) continue;
       if (c.plan.kind === 'offerRepair') {
+        // Asked once per reason: an entry that goes stale again later (the
+        // next update) is offered a repair again, even in a folder whose
+        // entries were offered before.
+        const repairAsked = `claudeCode.repairAsked:${c.folder}`;
+        if (this.context.globalState.get(repairAsked) === c.plan.why) continue;
         const place = c.plan.place;
         const repair = 'Repair';
         const remove = 'Remove Them';
         const pick = await vscode.window.showWarningMessage(`Browser Coordinator: ${c.plan.why}.`, repair, remove);
-        await this.context.globalState.update(asked, true);
+        await this.context.globalState.update(repairAsked, c.plan.why);
         if (pick === repair) await this.repair(c.folder, place);
         if (pick === remove) await this.removeIn(c.folder);
       } else if (c.plan.kind === 'offerAdd') {
+        if (this.context.globalState.get(asked)) continue;
         const local = 'Only for Me';
         const team = 'For the Team (.mcp.json)';
         const no = 'Not for This Folder';

@@ -11,7 +11,7 @@
 // is not a "tool change".
 import * as vscode from 'vscode';
 import type { Log } from './log';
-import { definitionVersion, ServerDefinition } from './registration';
+import { definitionsWhenReady, definitionVersion, ServerDefinition } from './registration';
 
 /** The id declared in package.json contributes.mcpServerDefinitionProviders. */
 export const PROVIDER_ID = 'browserCoordinator.servers';
@@ -35,8 +35,7 @@ export function registerProvider(o: ProviderOptions): vscode.Disposable | undefi
   const disposable = vscode.lm.registerMcpServerDefinitionProvider(PROVIDER_ID, {
     onDidChangeMcpServerDefinitions: o.changed,
     provideMcpServerDefinitions: async () => {
-      await o.ready;
-      const defs = o.definitions();
+      const defs = await definitionsWhenReady(o.ready, o.definitions);
       o.log.debug(`mcp: providing ${defs.map((d) => d.name).join(', ') || 'no servers'}`);
       return defs.map((d) => {
         const def = new vscode.McpStdioServerDefinition(d.label, d.command, d.args, d.env, definitionVersion(o.extensionVersion, d));

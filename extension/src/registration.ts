@@ -133,3 +133,13 @@ export function definitionVersion(extensionVersion: string, d: ServerDefinition)
   const hash = crypto.createHash('sha256').update(JSON.stringify([d.command, d.args, d.cwd ?? ''])).digest('hex').slice(0, 12);
   return `${extensionVersion}+${hash}`;
 }
+
+/**
+ * The definitions for VS Code's first ask and every later one: once the
+ * first setup is done (ready), never before. An early "no servers" would
+ * stay in VS Code's cache until the next change.
+ */
+export async function definitionsWhenReady(ready: Promise<unknown>, definitions: () => ServerDefinition[]): Promise<ServerDefinition[]> {
+  await ready;
+  return definitions();
+}

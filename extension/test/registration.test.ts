@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { childOf, definitionVersion, serverDefinitions, splitCommandLine } from '../src/registration';
+import { childOf, definitionsWhenReady, definitionVersion, serverDefinitions, splitCommandLine } from '../src/registration';
 
 test('splitCommandLine: words, quotes, escapes', () => {
   assert.deepEqual(splitCommandLine('npx -y @playwright/mcp --cdp-endpoint {cdp_endpoint}'), ['npx', '-y', '@playwright/mcp', '--cdp-endpoint', '{cdp_endpoint}']);
@@ -44,4 +44,18 @@ test('definitionVersion: stable when only VS Code\'s CDP port changes; new when 
   assert.notEqual(at(9333, { sidecar: '/ext-0.2.0/bin/bc' })[0], first[0], 'an updated sidecar is');
   assert.notEqual(at(9333, { child: 'chrome-devtools' })[1], first[1], 'another child is');
   assert.notEqual(at(9333, { args: ['--no-headless'] })[0], first[0], 'other flags are');
+});
+
+test('definitionsWhenReady: the first ask waits for setup, then gets both servers', async () => {
+  let setUp!: () => void;
+  const ready = new Promise<void>((r) => { setUp = r; });
+  let sidecar: string | undefined; // found by the setup
+  const answer = definitionsWhenReady(ready, () => (sidecar ? serverDefinitions({ sidecar, workspace: '/ws', child: childOf({ kind: 'playwright' }) }) : []));
+  let answered = false;
+  void answer.then(() => { answered = true; });
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(answered, false, 'answered before the setup was done');
+  sidecar = '/ext/bin/bc';
+  setUp();
+  assert.deepEqual((await answer).map((d) => d.name), ['browser-coordinator', 'playwright']);
 });

@@ -19,7 +19,9 @@ export function modulePath() {
 
 /** The module's files: what git tracks (or would) under go.mod's folder that a module zip holds. */
 function moduleFiles() {
-  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', 'go.mod', 'go.sum', 'LICENSE', 'sidecar'], { cwd: root, encoding: 'utf8' });
+  // The whole repository, as the module proxy zips it from a tag (there is
+  // no other module below the root to leave out).
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
   return out.split('\0').filter((f) => f && fs.existsSync(path.join(root, f)) && fs.statSync(path.join(root, f)).isFile());
 }
 

@@ -21,7 +21,7 @@ export class Tally {
   count(filter = () => true) {
     const t = this.tests.filter(filter);
     return {
-      ran: t.length,
+      ran: t.filter((x) => x.outcome !== 'skip').length,
       passed: t.filter((x) => x.outcome === 'pass').length,
       failed: t.filter((x) => x.outcome === 'fail').length,
       skipped: t.filter((x) => x.outcome === 'skip').length,
@@ -30,8 +30,8 @@ export class Tally {
 
   /** The summary lines: totals, per group, then every skip and failure by name. */
   summary() {
-    const line = (c) => `${c.ran} ran: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`;
-    const out = [`tests: ${line(this.count())}`];
+    const line = (c) => `${c.ran + c.skipped} tests: ${c.ran} ran (${c.passed} passed, ${c.failed} failed), ${c.skipped} skipped (did not run)`;
+    const out = [`all: ${line(this.count())}`];
     for (const group of [...new Set(this.tests.map((t) => t.group))]) out.push(`  ${group}: ${line(this.count((t) => t.group === group))}`);
     const skipped = this.tests.filter((t) => t.outcome === 'skip');
     if (skipped.length) {

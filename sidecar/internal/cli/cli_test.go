@@ -254,6 +254,16 @@ func TestServeExitsCleanlyOnStdinEOFAndSIGTERM(t *testing.T) {
 			t.Fatal("state file left")
 		}
 	})
+	t.Run("SIGHUP (the terminal closed)", func(t *testing.T) {
+		s := serve(t, dir, env)
+		s.cmd.Process.Signal(syscall.SIGHUP)
+		if code := s.wait(t); code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+		if _, err := os.Stat(s.path); !os.IsNotExist(err) {
+			t.Fatal("state file left")
+		}
+	})
 }
 
 func TestStatusAndControlCommands(t *testing.T) {

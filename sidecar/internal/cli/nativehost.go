@@ -42,7 +42,7 @@ func runNativeHost(args []string) int {
 		return fail(os.Stderr, "native-host: the browser starts this with the extension's origin (chrome-extension://ID/); "+
 			"register it with 'browser-coordinator install --host chrome|edge|chromium|brave' instead of running it by hand")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// Chrome shows nothing of stderr to the user but keeps it in its log
 	// (chrome --enable-logging); stdout is the extension's channel.

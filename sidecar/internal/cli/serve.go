@@ -163,7 +163,7 @@ func runServe(args []string) int {
 		return code
 	}
 	log := newLogger(false)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	opts, err := f.options(ctx, browsers.System())
