@@ -236,6 +236,7 @@ test('HTTP: another user gets nothing without the token, which is kept for the n
   openWork();
   const { stateDir, cwd } = ws.dirs('http');
   let hc = await startHTTPCoordinator({ stateDir, cwd });
+  t.after(() => hc.stop()); // the one running when the test ends
   const tokenFile = path.join(stateDir, 'http-token');
   assert.equal(fs.statSync(tokenFile).mode & 0o777, 0o600);
   assert.match(hc.stderr(), new RegExp(`file=${tokenFile}`), 'the token file is named on stderr');
@@ -265,7 +266,6 @@ test('HTTP: another user gets nothing without the token, which is kept for the n
   const token = hc.token;
   await hc.stop();
   hc = await startHTTPCoordinator({ stateDir, cwd });
-  t.after(() => hc.stop());
   assert.equal(hc.token, token, 'the next start reuses the token');
 
   // With the token: a script, or any program that is not a browser, is never launched.
