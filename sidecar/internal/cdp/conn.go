@@ -373,7 +373,6 @@ func (c *Conn) write(ctx context.Context, data []byte) error {
 	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 		return err
 	}
-	err = fmt.Errorf("write to the browser: %w", err)
-	c.shutdown(fmt.Errorf("%w; the connection to the browser was closed, as a message may have been cut short", err))
-	return err
+	c.shutdown(fmt.Errorf("write to the browser: %w; the connection to the browser was closed, as a message may have been cut short", err))
+	return c.closedErr() // ErrClosed, so that a caller can tell a dead browser from a refusal
 }

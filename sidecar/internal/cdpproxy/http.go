@@ -28,10 +28,29 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 	if r.Body != nil && r.Body != http.NoBody {
 		r.Body = http.MaxBytesReader(w, r.Body, maxRewriteBody)
 	}
-	b, ok := p.backend(w, r)
-	if !ok {
-		return
+	for attempt := 1; ; attempt++ {
+		b, ok := p.backend(w, r)
+		if !ok {
+			return
+		}
+		if b.Conn == nil {
+			p.serveJSONOn(w, r, path, b)
+			return
+		}
+		// The browser on the coordinator's connection may have just died: a
+		// request that meets its end waits for the next one, as a request
+		// that came a moment later would.
+		err := p.synthesizeJSON(w, r, path, b.Conn, b.Version, attempt == attempts)
+		if err == nil {
+			return
+		}
+		p.log.Debug("a /json request met a browser going away; trying the next one", "path", p.shown(r.URL.Path), "err", err)
 	}
+}
+
+// serveJSONOn answers a /json request for a backend the coordinator reaches
+// by address.
+func (p *Proxy) serveJSONOn(w http.ResponseWriter, r *http.Request, path string, b Backend) {
 	if b.Filter != nil {
 		if why := b.Filter.Refusal(path); why != "" {
 			http.Error(w, "browser-coordinator: "+why, http.StatusForbidden)
@@ -39,15 +58,13 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 		}
 	}
 	switch {
-	case b.Conn != nil:
-		p.synthesizeJSON(w, r, path, b.Conn, b.Version)
 	case b.Endpoint.NoHTTP:
 		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 		defer cancel()
 		if isVersion(path) && b.Endpoint.Product != "" {
 			// A service may start a browser for every connection: answer
 			// /json/version without one.
-			p.synthesizeJSON(w, r, path, nil, cdp.Version{Product: b.Endpoint.Product})
+			_ = p.synthesizeJSON(w, r, path, nil, cdp.Version{Product: b.Endpoint.Product}, true)
 			return
 		}
 		conn, err := b.Endpoint.Dial(ctx, nil)
@@ -56,7 +73,7 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 			return
 		}
 		defer conn.Close()
-		p.synthesizeJSON(w, r, path, conn, cdp.Version{Product: b.Endpoint.Product})
+		_ = p.synthesizeJSON(w, r, path, conn, cdp.Version{Product: b.Endpoint.Product}, true)
 	default:
 		p.forward(w, r, path, b)
 	}

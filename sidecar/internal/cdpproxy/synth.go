@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -16,8 +17,9 @@ import (
 // synthesizeJSON answers /json requests over CDP, the way Chromium's own
 // HTTP handler would: for a browser on a pipe (which serves no HTTP) and a
 // WebSocket-only service. conn may be nil for /json/version when product
-// is known.
-func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path string, conn *cdp.Conn, v cdp.Version) {
+// is known. Unless last, a connection that closed under the request is
+// answered nothing and returned, for the caller to try the next backend.
+func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path string, conn *cdp.Conn, v cdp.Version, last bool) error {
 	host := p.proxyHost(r)
 	path = strings.TrimSuffix(path, "/")
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
@@ -56,7 +58,7 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 	case path == "/json/new":
 		if r.Method != http.MethodPut {
 			http.Error(w, "browser-coordinator: /json/new needs PUT, as in Chromium", http.StatusMethodNotAllowed)
-			return
+			return nil
 		}
 		u := firstOr(r.URL.RawQuery, "about:blank")
 		var res json.RawMessage
@@ -77,18 +79,21 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 	case path == "/json/protocol":
 		http.Error(w, "browser-coordinator: /json/protocol is not available: this browser is reached over a pipe or a WebSocket only, and CDP has no command that returns the protocol; "+
 			"see https://chromedevtools.github.io/devtools-protocol/ or the devtools-protocol npm package", http.StatusNotFound)
-		return
+		return nil
 	default:
 		http.Error(w, "browser-coordinator: "+path+" is not a /json endpoint", http.StatusNotFound)
-		return
+		return nil
 	}
 	switch {
+	case err != nil && !last && errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil:
+		return err
 	case err != nil:
 		http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
 	case body != nil:
 		data, _ := json.Marshal(body)
 		writeJSON(w, http.StatusOK, data)
 	}
+	return nil
 }
 
 // listEntry is a /json/list entry for t, reached through the proxy.

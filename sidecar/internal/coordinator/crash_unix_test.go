@@ -4,6 +4,8 @@ package coordinator
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"syscall"
 	"testing"
 
@@ -11,8 +13,9 @@ import (
 )
 
 func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
-	// Kill the browser from outside, then call through the proxy at once:
-	// the call must reach the relaunched browser, not fail on the dead one.
+	// Kill the browser from outside, then call through the proxy at once
+	// (a WebSocket client, or /json/list on odd rounds): the call must reach
+	// the relaunched browser, not fail on the dead one.
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
 	for round := range 20 {
@@ -22,6 +25,17 @@ func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 		}
 		if err := syscall.Kill(-s.Browser.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
+		}
+		if round%2 == 1 {
+			resp, err := http.Get(c.Proxy().Endpoint() + "/json/list")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("round %d: /json/list right after the crash: %s %s", round, resp.Status, body)
+			}
 		}
 		conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
 		if err != nil {
