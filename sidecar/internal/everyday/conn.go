@@ -85,6 +85,9 @@ type Conn struct {
 	status  Status
 	changes chan struct{}
 	b       *browser
+	// activations signals (coalesced) that the browser brought one of
+	// this coordinator's tabs to the front (Active says which).
+	activations chan struct{}
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -114,6 +117,8 @@ func Open(o Options) (*Conn, error) {
 		stop:    cancel,
 		done:    make(chan struct{}),
 		status:  Status{Reason: "waiting for the browser: open it with the Browser Coordinator extension installed"},
+
+		activations: make(chan struct{}, 1),
 	}
 	c.cond = sync.NewCond(&c.mu)
 	c.b = newBrowser(c)
@@ -215,6 +220,23 @@ func (c *Conn) WaitConnected(ctx context.Context) error {
 		case <-c.done:
 			return ErrClosed
 		}
+	}
+}
+
+// Activations receives (coalesced) each time the browser brings a tab
+// this coordinator sees to the front: the user clicked it, or focusTab.
+// CDP has no event for that; Active says which tab it is.
+func (c *Conn) Activations() <-chan struct{} { return c.activations }
+
+// Active is the page target id of the tab the browser brought to the front
+// last, among the tabs this coordinator sees; "" when none (or that tab
+// is gone).
+func (c *Conn) Active() string { return c.b.activeTarget() }
+
+func (c *Conn) activated() {
+	select {
+	case c.activations <- struct{}{}:
+	default:
 	}
 }
 

@@ -484,18 +484,33 @@ func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool
 	}
 }
 
-// Call runs a page tool of the focused tab.
+// Call runs a page tool of the focused tab. While the browser cannot be
+// worked in (Unavailable), a call says so, also one that it cut short.
 func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*pagetools.Result, error) {
 	f := t.current()
 	if f == nil {
+		if err := t.Unavailable(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, ErrNoFocus
 	}
 	res, err := f.eng.Call(ctx, name, args)
+	var pe *pagetools.Error
+	if err != nil && !errors.As(err, &pe) {
+		if u := t.Unavailable(); u != nil {
+			return nil, fmt.Errorf("%s: %w (the call was cut short: %v)", name, u, err)
+		}
+	}
 	if errors.Is(err, pagetools.ErrClosed) {
 		return nil, fmt.Errorf("%s: %w; nothing more was done", name, ErrMoved)
 	}
 	return res, err
 }
+
+// Unavailable says why the browser that runs cannot be worked in now (the
+// user's own browser while its extension is away: no tab is focused until
+// it is back), or nil.
+func (t *Tracker) Unavailable() error { return t.b.Disconnected() }
 
 // Peek answers the tools of these tabs, by id: the focused tab's from its
 // engine, the others' found on demand (a short-lived engine each, a few at
