@@ -20,7 +20,13 @@
 // destroyed and every page session detached, calls get an error naming the
 // cause, and Status says so; when a native host announces itself again Conn
 // reconnects by itself and the tabs come back as new targets, auto-attached
-// where a session asked for it. Browser sessions stay valid throughout.
+// where a session asked for it, in the order they were active before (the
+// tab in front last, as a tab follower takes the last new target for the
+// tab in front). Browser sessions stay valid throughout.
+//
+// The tab in front: CDP has no event for a tab the browser brings to the
+// front (the user clicked it), so Conn says it for the tabs it sees
+// (Activations, Active); the coordinator's tab follower reads it.
 //
 // Several page sessions on one tab (two clients in the same tab) share the
 // extension's one debugger session there, so Conn makes them look apart
