@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
 import { startSiteServer } from '../lib/siteserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { startUserBrowser } from '../lib/userbrowser.mjs';
@@ -115,6 +115,29 @@ test('everyday: the agent\'s tab and a shared tab bring their tools; a private t
   const openedResult = await call(c, 'open_result', { index: 1 });
   assert.match(openedResult.structuredContent.url, /flight\.html\?id=/);
   await waitUntil(async () => (await user.targets()).some((x) => x.url.includes('/flight.html?id=')), { what: 'the flight page in the user\'s browser' });
+});
+
+test('everyday: page tools follow a wrapped Playwright MCP in the user\'s browser, both in one tab', async (t) => {
+  const { stateDir, cwd } = session('pw');
+  const user = await startUserBrowser({ stateDir, profileRoot: work });
+  t.after(() => user.stop());
+  const coord = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => coord.close());
+  const changes = watchListChanged(coord.client);
+  const pw = await startWrapped('playwright', { stateDir, cwd });
+  t.after(() => pw.close());
+  await call(pw.client, 'browser_navigate', { url: `${site.url}/flights.html` });
+  await untilTools(coord.client, changes, exactly(['search_flights', 'subscribe_newsletter']), { what: 'the page Playwright MCP opened' });
+  const res = await call(coord.client, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-01' });
+  assert.equal(res.structuredContent.navigated, true);
+  await untilTools(coord.client, changes, exactly(['open_result', 'sort_by_price']), { what: 'the results page' });
+  // Playwright MCP, on the extension's same debugger session in that tab, sees what the page tool did and works on.
+  const snap = await call(pw.client, 'browser_snapshot');
+  assert.match(snap.text, /results\.html\?.*from=SFO/, 'Playwright MCP sees the results page');
+  await call(pw.client, 'browser_navigate', { url: `${site.url}/inbox.html` });
+  await untilTools(coord.client, changes, exactly(['search_inbox', 'open_thread', 'compose', 'refresh']), { what: 'the next page' });
+  assert.match((await call(coord.client, 'search_inbox', { search_mail: 'lunch' })).text, /search_inbox: done/);
+  assert.match((await call(pw.client, 'browser_snapshot')).text, /inbox\.html\?q=lunch/, 'Playwright MCP sees the search');
 });
 
 test('everyday without the extension (Chrome 144+): page tools for the tab in front', async (t) => {
