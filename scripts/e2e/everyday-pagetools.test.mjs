@@ -140,6 +140,39 @@ test('everyday: page tools follow a wrapped Playwright MCP in the user\'s browse
   assert.match((await call(pw.client, 'browser_snapshot')).text, /inbox\.html\?q=lunch/, 'Playwright MCP sees the search');
 });
 
+test('everyday, the seed\'s progressive surface: the focused tab\'s tools go with the extension and come back with it', async (t) => {
+  const { stateDir, cwd } = session('prog');
+  const user = await startUserBrowser({ stateDir, profileRoot: work, urls: [`${site.url}/inbox.html`] });
+  t.after(() => user.stop());
+  const coord = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday', '--tools', 'progressive'] });
+  t.after(() => coord.close());
+  const c = coord.client;
+  const changes = watchListChanged(c);
+  const connected = (await call(c, 'connect_browser')).structuredContent;
+  assert.equal(connected.connected, true);
+  assert.equal(connected.tabCount, 0, 'the user\'s tab is not the agent\'s');
+  const opened = (await call(c, 'open_tab', { url: `${site.url}/flights.html` })).structuredContent;
+  assert.equal(opened.focused, true);
+  const core = ['list_tabs', 'open_tab', 'focus_tab', 'close_tab'];
+  const seed = (want) => (names) => JSON.stringify(names) === JSON.stringify([...want].sort());
+  await untilTools(c, changes, seed([...core, ...opened.toolsAvailable]), { what: 'the flight page\'s tools' });
+
+  const gone = changes.next('the extension gone');
+  await user.stopServiceWorker();
+  await gone;
+  await untilTools(c, changes, seed(['list_tabs', 'open_tab']), { what: 'no tab, no page tools' });
+  const refused = await call(c, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-01' }, { allowError: true });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /not connected.*resumes by itself/s);
+
+  await user.call('Target.createTarget', { url: `${site.url}/signin.html` });
+  await untilTools(c, changes, seed([...core, ...opened.toolsAvailable]), { what: 'the focused tab\'s tools back', ms: 40_000 });
+  const tabs = (await call(c, 'list_tabs')).structuredContent;
+  assert.equal(tabs.focusedTabId, opened.tab.id, 'the same tab, the same id, focused again');
+  const searched = await call(c, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-01' });
+  assert.ok(prices(searched.text).length > 0, searched.text);
+});
+
 test('everyday without the extension (Chrome 144+): page tools for the tab in front', async (t) => {
   const { stateDir, cwd } = session('port');
   const profile = fs.mkdtempSync(path.join(work, 'p-'));

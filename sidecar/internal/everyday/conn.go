@@ -405,11 +405,13 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 		c.link = nil
 	}
 	c.mu.Unlock()
-	c.b.disconnected()
 	if ctx.Err() == nil {
+		// Said before the tabs go: whoever hears of their sessions ending
+		// (the page tools) can tell a disconnection from a closed tab.
 		c.log.Info("the user's browser disconnected; waiting for it to come back", "reason", reason)
 		c.setStatus(Status{Reason: reason})
 	}
+	c.b.disconnected()
 }
 
 func (c *Conn) setStatus(s Status) {

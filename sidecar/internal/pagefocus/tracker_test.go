@@ -567,3 +567,42 @@ func TestDisconnectedAndBack(t *testing.T) {
 		t.Fatalf("a call after the extension came back: %+v %v", res, err)
 	}
 }
+
+// An explicit focus (the progressive surface) lost to a disconnection comes
+// back with the browser; one lost to a tab that closed does not.
+func TestExplicitFocusResumes(t *testing.T) {
+	b := newFakeBrowser()
+	tr := track(t, b, Config{})
+	ctx := context.Background()
+	b.open("A", "a.html", true)
+	b.open("B", "b.html", false)
+	if _, err := tr.Focus(ctx, "B", ""); err != nil {
+		t.Fatal(err)
+	}
+	away := func(on bool) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.away = nil
+		if on {
+			b.away = fmt.Errorf("%w: the browser extension disconnected", coordinator.ErrDisconnected)
+		}
+	}
+
+	away(true)
+	close(tr.current().sess.(*fakeSession).done)
+	b.close("A", "")
+	b.close("B", "")
+	waitFocus(t, tr, "no focus while disconnected", func(f Focus) bool { return f.TabID == "" })
+	away(false)
+	b.open("A", "a.html", true) // the tab in front is not the one focused
+	b.open("B", "b.html", false)
+	waitFocus(t, tr, "B again", func(f Focus) bool { return f.TabID == "B" })
+
+	// Closed, not disconnected: it stays unfocused, whatever comes back.
+	b.close("B", "A")
+	waitFocus(t, tr, "B closed", func(f Focus) bool { return f.TabID == "" })
+	b.open("B", "b.html", false)
+	if f := sync_(t, tr); f.TabID != "" {
+		t.Fatalf("a closed tab was focused again: %+v", f)
+	}
+}
