@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -453,32 +452,5 @@ func TestAttachTabGivesASessionOfItsOwn(t *testing.T) {
 	}
 	if _, err := c.AttachTab(ctx, "no-such-target", nil); !errors.Is(err, ErrNoTab) {
 		t.Fatalf("attaching to an unknown tab: %v", err)
-	}
-}
-
-func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
-	// Kill the browser from outside, then call through the proxy at once:
-	// the call must reach the relaunched browser, not fail on the dead one.
-	c := newCoordinator(t, Config{})
-	ctx := context.Background()
-	for round := range 20 {
-		s, err := c.Ensure(ctx)
-		if err != nil {
-			t.Fatalf("round %d: %v", round, err)
-		}
-		if err := syscall.Kill(-s.Browser.PID, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
-		if err != nil {
-			t.Fatalf("round %d: connecting right after the crash: %v", round, err)
-		}
-		if _, err := conn.Call(ctx, "", "Browser.getVersion", nil); err != nil {
-			t.Fatalf("round %d: a call right after the crash: %v", round, err)
-		}
-		conn.Close()
-		if st := c.Status(); st.State != Running || st.Browser.PID == s.Browser.PID {
-			t.Fatalf("round %d: %+v", round, st)
-		}
 	}
 }
