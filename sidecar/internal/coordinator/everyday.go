@@ -148,6 +148,7 @@ func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
 		return nil, fmt.Errorf("your browser through the extension: %w", err)
 	}
 	pages := followPages(context.Background(), conn, nil, false)
+	pages.followActivity(ec) // the user bringing a tab to the front: no CDP event says it
 	info := func() (state.Browser, *state.Everyday) {
 		s := ec.Status()
 		b := state.Browser{Type: strings.ToLower(s.Browser.Name), Version: s.Browser.Version}

@@ -258,20 +258,36 @@ loaded:
 
 // The extension goes away (its service worker stopped) and comes back: the
 // coordinator says so, its tabs vanish and calls fail clearly, then work
-// resumes by itself.
+// resumes by itself, with the tab that was in front in front again. The tab
+// in front follows the user's clicks on the tabs the coordinator sees.
 func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	st := stateDir(t)
-	user := userbrowser.Start(t, st)
+	user := userbrowser.Start(t, st, srv.URL+"/private", srv.URL+"/shared")
 	c := everydayCoordinator(t, st, "/work/proj", Config{})
 	ctx := context.Background()
 	agent, err := c.OpenTab(ctx, srv.URL+"/agent", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.FrontTab(); !ok {
-		t.Fatal("no front tab")
+	if front, ok := c.FrontTab(); !ok || front.ID != agent.ID {
+		t.Fatalf("the tab in front is %+v, want the agent's %s", front, agent.ID)
 	}
+	if err := c.Disconnected(); err != nil {
+		t.Fatalf("disconnected while connected: %v", err)
+	}
+	// The user shares a tab (it comes in front), clicks a private tab
+	// (nothing changes), then the agent's tab: CDP says nothing of that,
+	// the extension does.
+	user.Share(srv.URL+"/shared", "/work/proj")
+	waitStatus(t, c, "the shared tab in front", func(Status) bool { f, _ := c.FrontTab(); return f.URL == srv.URL+"/shared" })
+	for _, ti := range user.Targets() {
+		if ti.URL == srv.URL+"/private" {
+			user.Must("", "Target.activateTarget", map[string]any{"targetId": ti.TargetID})
+		}
+	}
+	user.Must("", "Target.activateTarget", map[string]any{"targetId": agent.ID})
+	waitStatus(t, c, "the agent's tab in front at the user's click", func(Status) bool { f, _ := c.FrontTab(); return f.ID == agent.ID })
 	before := attachAt(t, c, agent.ID, "/agent", nil)
 
 	user.StopServiceWorker()
@@ -288,6 +304,9 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 		waitFor(t, watchState(t, c.StatePath()), func(f state.File) bool { return f.Everyday != nil && !f.Everyday.Connected })
 	}
 	waitStatus(t, c, "the tabs gone", func(Status) bool { _, ok := c.FrontTab(); return !ok })
+	if err := c.Disconnected(); !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "resumes by itself") {
+		t.Fatalf("Disconnected while the extension is away: %v", err)
+	}
 	if _, err := c.OpenTab(ctx, srv.URL+"/x", true); err == nil || !strings.Contains(err.Error(), "not connected") {
 		t.Fatalf("opening a tab while the extension is away: %v", err)
 	}
@@ -297,10 +316,16 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 
 	// The user opens a tab: the browser wakes the worker, which connects again.
 	user.Must("", "Target.createTarget", map[string]any{"url": srv.URL + "/wake"})
-	waitStatus(t, c, "the extension back", func(s Status) bool { return s.Everyday != nil && s.Everyday.Connected && s.Everyday.Tabs == 1 })
+	waitStatus(t, c, "the extension back", func(s Status) bool { return s.Everyday != nil && s.Everyday.Connected && s.Everyday.Tabs == 2 })
 	back, ok := tabURLs(t, c)[srv.URL+"/agent"]
 	if !ok {
 		t.Fatalf("the agent's tab did not come back: %v", tabURLs(t, c))
+	}
+	if front, _ := c.FrontTab(); front.ID != back {
+		t.Fatalf("after the extension came back the tab in front is %+v, want the agent's (in front when it went)", front)
+	}
+	if err := c.Disconnected(); err != nil {
+		t.Fatalf("disconnected once back: %v", err)
 	}
 	sess, err := c.AttachTab(ctx, back, nil)
 	if err != nil {

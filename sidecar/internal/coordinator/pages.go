@@ -116,6 +116,34 @@ func (p *pages) connect(ctx context.Context, conn *cdp.Conn, e *cdp.Endpoint) {
 	p.markLost()
 }
 
+// activity is a browser that says which tab it brought to the front, where
+// CDP does not (the everyday browser: the user clicked a tab).
+type activity interface {
+	// Activations receives (coalesced) at each tab brought to the front.
+	Activations() <-chan struct{}
+	// Active is that tab's page target id ("" when none).
+	Active() string
+}
+
+// followActivity makes the tab a brings to the front the page in front,
+// until the follower's connection ends.
+func (p *pages) followActivity(a activity) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			select {
+			case <-a.Activations():
+				if id := a.Active(); id != "" {
+					p.follow.Touch(id)
+				}
+			case <-p.lost:
+				return
+			}
+		}
+	}()
+}
+
 // wait returns once the follower is connected, or why it is not.
 func (p *pages) wait(ctx context.Context) error {
 	p.startOnce.Do(p.start)

@@ -3,6 +3,7 @@ package coordinator
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
@@ -22,6 +23,26 @@ func (c *Coordinator) running() (*backend, error) {
 		return nil, ErrNotRunning
 	}
 	return m.cur, nil
+}
+
+// ErrDisconnected marks a browser that runs but cannot be worked in now:
+// the user's own browser while its extension is away. The backend waits
+// for it, and work resumes by itself when it is back.
+var ErrDisconnected = errors.New("your browser is not connected")
+
+// Disconnected says why the browser that runs now cannot be worked in
+// (an error wrapping ErrDisconnected), or nil: connected, or none runs.
+func (c *Coordinator) Disconnected() error {
+	b, err := c.running()
+	if err != nil || b.conn == nil || b.conn.Everyday == nil {
+		return nil
+	}
+	// Outside the machine's lock: the everyday connection has its own.
+	_, e := b.conn.Everyday()
+	if e == nil || e.Connected {
+		return nil
+	}
+	return fmt.Errorf("%w: %s; work resumes by itself when it reconnects", ErrDisconnected, e.Reason)
 }
 
 // RunningTabs lists the open pages of the browser that runs now;

@@ -89,6 +89,16 @@ type browser struct {
 	// replay keeps, per attached tab, what a second page session on it
 	// would otherwise never hear: its live execution contexts and children.
 	replay map[int]*tabReplay
+	// recent orders the tabs by activity, most recent last, as the
+	// coordinator's tab follower orders targets (a tab that appears,
+	// navigates or is brought to the front); it outlives a disconnection,
+	// so that the tabs come back in the order they left and the tab that
+	// was in front is in front again (see connected).
+	recent []int
+	// active is the tab the browser last brought to the front among those
+	// this coordinator sees (0: none): CDP has no event for that, so
+	// Conn.Activations says it.
+	active int
 }
 
 // tabReplay is the state of one tab's shared debugger session that the
@@ -180,6 +190,11 @@ func newBrowser(c *Conn) *browser {
 	}
 	b.sessions[""] = &session{id: "", kind: kindBrowser, browserTID: randomUUID(), discoverF: defaultFilter(), autoF: defaultFilter()}
 	return b
+}
+
+// touch marks a tab as the most recently active one; b.mu held.
+func (b *browser) touch(tabID int) {
+	b.recent = append(slices.DeleteFunc(b.recent, func(id int) bool { return id == tabID }), tabID)
 }
 
 func (b *browser) tabCount() int {

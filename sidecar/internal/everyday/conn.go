@@ -20,7 +20,13 @@
 // destroyed and every page session detached, calls get an error naming the
 // cause, and Status says so; when a native host announces itself again Conn
 // reconnects by itself and the tabs come back as new targets, auto-attached
-// where a session asked for it. Browser sessions stay valid throughout.
+// where a session asked for it, in the order they were active before (the
+// tab in front last, as a tab follower takes the last new target for the
+// tab in front). Browser sessions stay valid throughout.
+//
+// The tab in front: CDP has no event for a tab the browser brings to the
+// front (the user clicked it), so Conn says it for the tabs it sees
+// (Activations, Active); the coordinator's tab follower reads it.
 //
 // Several page sessions on one tab (two clients in the same tab) share the
 // extension's one debugger session there, so Conn makes them look apart
@@ -85,6 +91,9 @@ type Conn struct {
 	status  Status
 	changes chan struct{}
 	b       *browser
+	// activations signals (coalesced) that the browser brought one of
+	// this coordinator's tabs to the front (Active says which).
+	activations chan struct{}
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -114,6 +123,8 @@ func Open(o Options) (*Conn, error) {
 		stop:    cancel,
 		done:    make(chan struct{}),
 		status:  Status{Reason: "waiting for the browser: open it with the Browser Coordinator extension installed"},
+
+		activations: make(chan struct{}, 1),
 	}
 	c.cond = sync.NewCond(&c.mu)
 	c.b = newBrowser(c)
@@ -215,6 +226,23 @@ func (c *Conn) WaitConnected(ctx context.Context) error {
 		case <-c.done:
 			return ErrClosed
 		}
+	}
+}
+
+// Activations receives (coalesced) each time the browser brings a tab
+// this coordinator sees to the front: the user clicked it, or focusTab.
+// CDP has no event for that; Active says which tab it is.
+func (c *Conn) Activations() <-chan struct{} { return c.activations }
+
+// Active is the page target id of the tab the browser brought to the front
+// last, among the tabs this coordinator sees; "" when none (or that tab
+// is gone).
+func (c *Conn) Active() string { return c.b.activeTarget() }
+
+func (c *Conn) activated() {
+	select {
+	case c.activations <- struct{}{}:
+	default:
 	}
 }
 
@@ -377,11 +405,13 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 		c.link = nil
 	}
 	c.mu.Unlock()
-	c.b.disconnected()
 	if ctx.Err() == nil {
+		// Said before the tabs go: whoever hears of their sessions ending
+		// (the page tools) can tell a disconnection from a closed tab.
 		c.log.Info("the user's browser disconnected; waiting for it to come back", "reason", reason)
 		c.setStatus(Status{Reason: reason})
 	}
+	c.b.disconnected()
 }
 
 func (c *Conn) setStatus(s Status) {

@@ -1,7 +1,9 @@
 package everyday
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
@@ -10,11 +12,36 @@ import (
 // What the extension reports: tabs appearing, changing and going, its
 // debugger leaving a tab, and the tabs' CDP events.
 
-// connected takes the tabs the extension reported on connect.
+// connected takes the tabs the extension reported on connect. They are
+// announced in the order of their activity before a disconnection (the
+// tab that was in front comes last, so it is in front again); tabs not
+// seen before come first, the one the browser shows (active) last among
+// them: on a first connection that is the tab in front.
 func (b *browser) connected(tabs []nativemsg.Tab) {
+	b.mu.Lock()
+	rank := map[int]int{}
+	for i, id := range b.recent {
+		rank[id] = i + 1
+	}
+	b.recent = nil // rebuilt as the tabs appear, in this order
+	b.mu.Unlock()
+	tabs = slices.Clone(tabs)
+	slices.SortStableFunc(tabs, func(x, y nativemsg.Tab) int {
+		if c := cmp.Compare(rank[x.ID], rank[y.ID]); c != 0 || rank[x.ID] > 0 {
+			return c
+		}
+		return cmp.Compare(b2i(x.Active), b2i(y.Active))
+	})
 	for _, t := range tabs {
 		b.tabAppeared(t)
 	}
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // extEvent takes one event from the extension.
@@ -27,7 +54,9 @@ func (b *browser) extEvent(env nativemsg.Envelope) {
 	case "tabClosed":
 		b.tabGone(env.TabID, "closed")
 	case "tabFocused":
-		// The user or focusTab brought a tab to the front; CDP has no event for it.
+		// The user or focusTab brought a tab to the front; CDP has no
+		// event for it: Conn.Activations says it.
+		b.tabFocused(env.TabID)
 	case "detached":
 		b.debuggerDetached(env.TabID, env.Reason)
 	case "cdpEvent":
@@ -43,6 +72,9 @@ func (b *browser) tabAppeared(tab nativemsg.Tab) {
 	t := b.targets[tab.ID]
 	if t != nil {
 		changed := t.title != tab.Title || t.url != tab.URL || (tab.TargetID != "" && t.pageID != tab.TargetID) || t.opener != tab.OpenerID
+		if t.url != tab.URL {
+			b.touch(tab.ID) // it navigated
+		}
 		t.title, t.url, t.agent, t.opener = tab.Title, tab.URL, tab.Agent, tab.OpenerID
 		if tab.TargetID != "" {
 			t.pageID = tab.TargetID
@@ -75,6 +107,7 @@ func (b *browser) tabAppeared(tab nativemsg.Tab) {
 	}
 	t = &target{tabID: tab.ID, pageID: tab.TargetID, tabTID: randomID(), title: tab.Title, url: tab.URL, agent: tab.Agent, opener: tab.OpenerID, ready: make(chan struct{})}
 	b.targets[tab.ID] = t
+	b.touch(tab.ID)
 	type note struct {
 		sid  string
 		info map[string]any
@@ -117,6 +150,14 @@ func (b *browser) tabGone(tabID int, why string) {
 		return
 	}
 	delete(b.targets, tabID)
+	if why != whyDisconnected {
+		// Closed: gone for good. A disconnected tab keeps its place for
+		// when it comes back.
+		b.recent = slices.DeleteFunc(b.recent, func(id int) bool { return id == tabID })
+	}
+	if b.active == tabID {
+		b.active = 0
+	}
 	pageID, tabTID := t.pageID, t.tabTID
 	var sess []*session
 	for _, s := range b.sessions {
@@ -249,6 +290,34 @@ func (b *browser) disconnected() {
 	b.mu.Unlock()
 	sort.Ints(ids)
 	for _, id := range ids {
-		b.tabGone(id, "disconnected")
+		b.tabGone(id, whyDisconnected)
 	}
+}
+
+// whyDisconnected is tabGone's reason when the extension went away.
+const whyDisconnected = "disconnected"
+
+// tabFocused: the browser brought a tab this coordinator sees to the front.
+func (b *browser) tabFocused(tabID int) {
+	b.mu.Lock()
+	if b.targets[tabID] == nil {
+		b.mu.Unlock()
+		return
+	}
+	b.c.log.Debug("a tab came to the front", "tab", tabID)
+	b.touch(tabID)
+	b.active = tabID
+	b.mu.Unlock()
+	b.c.activated()
+}
+
+// activeTarget is the page target of the tab the browser brought to the
+// front last, if this coordinator sees it.
+func (b *browser) activeTarget() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if t := b.targets[b.active]; t != nil {
+		return t.pageID
+	}
+	return ""
 }

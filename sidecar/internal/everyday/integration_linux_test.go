@@ -528,3 +528,94 @@ func TestTwoClientsOnOneTab(t *testing.T) {
 		t.Fatalf("client 2 after client 1 detached: %q", got)
 	}
 }
+
+// The tab in front: the browser brings a tab to the front (the user clicks
+// it) and CDP has no event for that, so the Conn says it (Activations,
+// Active) for the tabs it sees, never for the user's private ones. After
+// the extension comes back, the tabs are announced in the order they were
+// active, the one in front last (the coordinator's follower takes the last
+// announced as the tab in front).
+func TestTheTabInFront(t *testing.T) {
+	srv := userbrowser.Pages(t)
+	private, shared := srv.URL+"/private", srv.URL+"/shared"
+	state := stateDir(t)
+	user := userbrowser.Start(t, state, private, shared)
+	c := openConn(t, state, "/work/proj")
+	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	c.must("", "Target.setDiscoverTargets", map[string]any{"discover": true})
+	var agent struct{ TargetID string }
+	_ = json.Unmarshal(c.must("", "Target.createTarget", map[string]any{"url": srv.URL + "/agent"}), &agent)
+	user.Share(shared, "/work/proj")
+	c.waitFor(10*time.Second, "the shared tab", func(m cdpMsg) bool {
+		return m.Method == "Target.targetCreated" && strings.Contains(string(m.Params), "/shared")
+	})
+	sharedID := ""
+	for _, ti := range c.pageTargets("") {
+		if ti.URL == shared {
+			sharedID = ti.TargetID
+		}
+	}
+	privateID := ""
+	for _, ti := range user.Targets() {
+		if ti.URL == private {
+			privateID = ti.TargetID
+		}
+	}
+	activate := func(id string) { user.Must("", "Target.activateTarget", map[string]any{"targetId": id}) }
+	waitActive := func(want string) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for c.conn.Active() != want {
+			select {
+			case <-c.conn.Activations():
+			case <-deadline:
+				t.Fatalf("the tab in front is %q, want %q", c.conn.Active(), want)
+			}
+		}
+	}
+
+	// The agent's tab was opened in front; the user clicks the private tab
+	// (nothing this coordinator may know), then the shared one.
+	activate(privateID)
+	activate(sharedID)
+	waitActive(sharedID)
+	activate(privateID)
+	activate(agent.TargetID)
+	waitActive(agent.TargetID)
+	activate(privateID)
+	activate(sharedID)
+	waitActive(sharedID) // the private tab in between never showed
+
+	// The extension goes and comes back: the shared tab, in front when it
+	// went, is announced last.
+	user.StopServiceWorker()
+	for c.conn.Status().Connected {
+		<-c.conn.Changes()
+	}
+	c.waitFor(10*time.Second, "the shared tab destroyed", func(m cdpMsg) bool {
+		return m.Method == "Target.targetDestroyed" && strings.Contains(string(m.Params), sharedID)
+	})
+	if got := c.conn.Active(); got != "" {
+		t.Fatalf("a tab in front while disconnected: %q", got)
+	}
+	user.Must("", "Target.createTarget", map[string]any{"url": srv.URL + "/wake"})
+	if err := c.conn.WaitConnected(ctxT(t, 30*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for len(order) < 2 {
+		m := c.waitFor(15*time.Second, "the tabs back", event("Target.targetCreated", ""))
+		var tc struct{ TargetInfo targetInfo }
+		_ = json.Unmarshal(m.Params, &tc)
+		if tc.TargetInfo.Type == "page" {
+			order = append(order, tc.TargetInfo.TargetID)
+		}
+	}
+	if order[0] != agent.TargetID || order[1] != sharedID {
+		t.Fatalf("the tabs came back in the order %v, want the agent's %s then the shared %s (in front when the extension went)", order, agent.TargetID, sharedID)
+	}
+	activate(agent.TargetID)
+	waitActive(agent.TargetID)
+}

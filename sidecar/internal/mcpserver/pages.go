@@ -311,6 +311,9 @@ func (p *pageSurface) callListed(ctx context.Context, req mcp.CallToolRequest) (
 		case p.prog != nil && !p.prog.isConnected():
 			return toolError(fmt.Errorf("%s: no browser is connected; call connect_browser first", name)), nil
 		case snap.TabID == "":
+			if err := p.tr.Unavailable(); err != nil {
+				return toolError(fmt.Errorf("page tool %q belonged to the tab at %s: %w", name, was.url, err)), nil
+			}
 			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s, and no tab is focused now; %s", name, was.url, p.focusHint())), nil
 		case was.tab != snap.TabID:
 			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s; the focused tab is now %s, whose tools are: %s",
@@ -448,9 +451,12 @@ func (p *pageSurface) listStatic(ctx context.Context, req mcp.CallToolRequest) (
 		Tools   []item `json:"tools"`
 	}{Focused: snap.TabID != "", TabID: snap.TabID, URL: clip(snap.URL, maxURLShown), Title: snap.Title, Tools: []item{}}
 	var b strings.Builder
-	if snap.TabID == "" {
+	switch away := p.tr.Unavailable(); {
+	case snap.TabID == "" && away != nil:
+		fmt.Fprintf(&b, "No tab is focused, so there are no page tools: %v.", away)
+	case snap.TabID == "":
 		fmt.Fprintf(&b, "No tab is focused, so there are no page tools; %s.", p.focusHint())
-	} else {
+	default:
 		fmt.Fprintf(&b, "The focused tab %s is at %s and has %d page tool(s); call one with coordinator_call_page_tool {name, arguments}.", snap.TabID, out.URL, len(snap.Tools))
 	}
 	for _, t := range snap.Tools {

@@ -24,6 +24,9 @@ type Browser interface {
 	AttachTab(ctx context.Context, tabID string, onEvent func(method string, params json.RawMessage)) (Session, error)
 	// BackendKey names the running backend; "" when none runs.
 	BackendKey() string
+	// Disconnected says why the browser that runs cannot be worked in now
+	// (the user's own browser while its extension is away), or nil.
+	Disconnected() error
 	// Subscribe follows the coordinator's events (PagesChanged, StateChanged).
 	Subscribe() (<-chan coordinator.Event, func())
 }
@@ -63,6 +66,7 @@ func (k coord) RunningTabs(ctx context.Context) ([]coordinator.Tab, error) {
 	return k.c.RunningTabs(ctx)
 }
 func (k coord) BackendKey() string                            { return k.c.BackendKey() }
+func (k coord) Disconnected() error                           { return k.c.Disconnected() }
 func (k coord) Subscribe() (<-chan coordinator.Event, func()) { return k.c.Subscribe() }
 func (k coord) AttachTab(ctx context.Context, tabID string, onEvent func(string, json.RawMessage)) (Session, error) {
 	s, err := k.c.AttachRunningTab(ctx, tabID, func(m cdp.Message) { onEvent(m.Method, m.Params) })

@@ -18,7 +18,11 @@
 //     closes, no tab is focused, even though another is in front now, until
 //     one becomes front again. Focus still moves by Focus too.
 //   - Explicit (the progressive surface): focus moves by Focus only, and
-//     goes when the focused tab closes or the browser goes.
+//     goes when the focused tab closes or the browser goes. A tab that goes
+//     because the browser is disconnected (the user's own browser while
+//     its extension is away: Unavailable) is focused again when it is back.
+//     (Following needs no such care: the tab that was in front comes back
+//     in front.)
 //
 // Focus is per coordinator: one Tracker serves every MCP session of it.
 //

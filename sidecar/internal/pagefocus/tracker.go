@@ -110,6 +110,10 @@ type Tracker struct {
 	// The loop's own.
 	lastFront frontKey
 	closing   int // closes under way through the coordinator (Closing)
+	// resume is the tab an explicit focus lost because the browser was
+	// disconnected (Unavailable), on the backend resumeOn: focused again
+	// when it is back.
+	resume, resumeOn string
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
@@ -239,6 +243,7 @@ func (t *Tracker) SetActive(ctx context.Context, active bool) error {
 		t.mu.Unlock()
 		switch {
 		case !active:
+			t.resume = ""
 			t.setFocus(nil, "page tools are off")
 		case !was && t.cfg.Follow:
 			t.lastFront = frontKey{}
@@ -264,8 +269,39 @@ func (t *Tracker) onEvent(ev coordinator.Event) {
 		return
 	}
 	if f := t.current(); f != nil && ev.Kind == coordinator.PagesChanged && !t.exists(f.tab.ID) {
+		t.keepForResume(f)
 		t.setFocus(nil, "the tab closed")
 	}
+	t.resumeFocus()
+}
+
+// keepForResume remembers an explicitly focused tab that goes because the
+// browser was disconnected (its tabs vanish with it), to focus it again
+// when it is back. Following focus needs none of it: the tab in front
+// comes back in front.
+func (t *Tracker) keepForResume(f *focused) {
+	if !t.cfg.Follow && t.b.Disconnected() != nil {
+		t.resume, t.resumeOn = f.tab.ID, f.backend
+	}
+}
+
+// resumeFocus focuses the tab kept by keepForResume once the browser is
+// back and the tab with it.
+func (t *Tracker) resumeFocus() {
+	if t.resume != "" && t.b.BackendKey() != t.resumeOn {
+		t.resume = "" // the browser is gone (stopped, switched), not only disconnected
+	}
+	if t.resume == "" || t.current() != nil || t.b.Disconnected() != nil || !t.exists(t.resume) {
+		return
+	}
+	id := t.resume
+	t.resume = ""
+	nf, err := t.open(t.ctx, id)
+	if err != nil {
+		t.log.Debug("page tools: cannot focus again the tab focused before the disconnection", "tab", id, "err", err)
+		return
+	}
+	t.setFocus(nf, "the browser is connected again")
 }
 
 // follow moves focus to the tab in front when a tab has become front since
@@ -327,6 +363,7 @@ func (t *Tracker) lost(f *focused, why string) {
 	if t.current() != f {
 		return
 	}
+	t.keepForResume(f)
 	t.setFocus(nil, why)
 	if t.cfg.Follow {
 		// A crashed tab stays in front: do not go straight back to it.
@@ -416,6 +453,7 @@ func (t *Tracker) Focus(ctx context.Context, id, wantURL string) (Focus, error) 
 		}
 		var nf *focused
 		if nf, err = t.open(ctx, id); err == nil {
+			t.resume = "" // asked for another
 			t.setFocus(nf, "asked for")
 			if t.cfg.Follow {
 				t.lastFront, _, _ = t.front()
@@ -457,9 +495,13 @@ func (t *Tracker) Sync(ctx context.Context) error {
 		}
 		if t.cfg.Follow {
 			t.follow()
-		} else if f := t.current(); f != nil && !t.exists(f.tab.ID) {
+			return
+		}
+		if f := t.current(); f != nil && !t.exists(f.tab.ID) {
+			t.keepForResume(f)
 			t.setFocus(nil, "the tab closed")
 		}
+		t.resumeFocus()
 	})
 }
 
@@ -484,18 +526,33 @@ func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool
 	}
 }
 
-// Call runs a page tool of the focused tab.
+// Call runs a page tool of the focused tab. While the browser cannot be
+// worked in (Unavailable), a call says so, also one that it cut short.
 func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*pagetools.Result, error) {
 	f := t.current()
 	if f == nil {
+		if err := t.Unavailable(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		return nil, ErrNoFocus
 	}
 	res, err := f.eng.Call(ctx, name, args)
+	var pe *pagetools.Error
+	if err != nil && !errors.As(err, &pe) {
+		if u := t.Unavailable(); u != nil {
+			return nil, fmt.Errorf("%s: %w (the call was cut short: %v)", name, u, err)
+		}
+	}
 	if errors.Is(err, pagetools.ErrClosed) {
 		return nil, fmt.Errorf("%s: %w; nothing more was done", name, ErrMoved)
 	}
 	return res, err
 }
+
+// Unavailable says why the browser that runs cannot be worked in now (the
+// user's own browser while its extension is away: no tab is focused until
+// it is back), or nil.
+func (t *Tracker) Unavailable() error { return t.b.Disconnected() }
 
 // Peek answers the tools of these tabs, by id: the focused tab's from its
 // engine, the others' found on demand (a short-lived engine each, a few at

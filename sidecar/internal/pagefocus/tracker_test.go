@@ -29,6 +29,7 @@ type fakeBrowser struct {
 	active  atomic.Int32 // sessions open now
 	maxOpen atomic.Int32
 	slow    time.Duration // each engine start takes this long
+	away    error         // Disconnected's answer
 }
 
 func newFakeBrowser() *fakeBrowser {
@@ -59,6 +60,12 @@ func (b *fakeBrowser) BackendKey() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.backend
+}
+
+func (b *fakeBrowser) Disconnected() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.away
 }
 
 func (b *fakeBrowser) Subscribe() (<-chan coordinator.Event, func()) {
@@ -507,5 +514,95 @@ func TestPeekIsBounded(t *testing.T) {
 	got = tr.Peek(context.Background(), tabs[:4])
 	if got["T3"][0].Name != "tool_of_moved.html" || got["T2"][0].Name != "tool_of_elsewhere.html" {
 		t.Fatalf("after navigations: %v", got)
+	}
+}
+
+// The user's own browser loses its extension and gets it back: its tabs
+// vanish (the focused tab's session ends first), calls say why, and when
+// the tabs come back (the same ids and pages) the tab in front is focused
+// again by itself.
+func TestDisconnectedAndBack(t *testing.T) {
+	b := newFakeBrowser()
+	tr := track(t, b, Config{Follow: true})
+	b.open("A", "a.html", true)
+	waitFocus(t, tr, "A", func(f Focus) bool { return f.TabID == "A" })
+	if err := tr.Unavailable(); err != nil {
+		t.Fatalf("unavailable while connected: %v", err)
+	}
+
+	// A call under way when the extension goes: it says why, not that
+	// focus moved.
+	eng := b.engine("A")
+	b.mu.Lock()
+	b.away = fmt.Errorf("%w: the browser extension disconnected; work resumes by itself when it reconnects", coordinator.ErrDisconnected)
+	b.mu.Unlock()
+	_ = eng.Close(context.Background())
+	if _, err := tr.Call(context.Background(), "tool_of_a.html", nil); !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrMoved) {
+		t.Fatalf("a call cut short by the disconnection: %v", err)
+	}
+
+	// The session ends while the tab is still in front, then the tabs go.
+	sess := tr.current().sess.(*fakeSession)
+	close(sess.done)
+	waitFocus(t, tr, "no focus once the session ended", func(f Focus) bool { return f.TabID == "" })
+	b.close("A", "")
+	if f := sync_(t, tr); f.TabID != "" {
+		t.Fatalf("focused while disconnected: %+v", f)
+	}
+	_, err := tr.Call(context.Background(), "tool_of_a.html", nil)
+	if !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrNoFocus) {
+		t.Fatalf("a call while disconnected: %v", err)
+	}
+
+	// Back: the same tab, the same page, in front again.
+	b.mu.Lock()
+	b.away = nil
+	b.mu.Unlock()
+	b.open("A", "a.html", true)
+	f := waitFocus(t, tr, "A again", func(f Focus) bool { return f.TabID == "A" && len(f.Tools) == 1 })
+	if b.engine("A") == eng || b.engine("A").isClosed() {
+		t.Fatal("the tab came back without an engine of its own")
+	}
+	if res, err := tr.Call(context.Background(), f.Tools[0].Name, nil); err != nil || res.URL != "a.html" {
+		t.Fatalf("a call after the extension came back: %+v %v", res, err)
+	}
+}
+
+// An explicit focus (the progressive surface) lost to a disconnection comes
+// back with the browser; one lost to a tab that closed does not.
+func TestExplicitFocusResumes(t *testing.T) {
+	b := newFakeBrowser()
+	tr := track(t, b, Config{})
+	ctx := context.Background()
+	b.open("A", "a.html", true)
+	b.open("B", "b.html", false)
+	if _, err := tr.Focus(ctx, "B", ""); err != nil {
+		t.Fatal(err)
+	}
+	away := func(on bool) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.away = nil
+		if on {
+			b.away = fmt.Errorf("%w: the browser extension disconnected", coordinator.ErrDisconnected)
+		}
+	}
+
+	away(true)
+	close(tr.current().sess.(*fakeSession).done)
+	b.close("A", "")
+	b.close("B", "")
+	waitFocus(t, tr, "no focus while disconnected", func(f Focus) bool { return f.TabID == "" })
+	away(false)
+	b.open("A", "a.html", true) // the tab in front is not the one focused
+	b.open("B", "b.html", false)
+	waitFocus(t, tr, "B again", func(f Focus) bool { return f.TabID == "B" })
+
+	// Closed, not disconnected: it stays unfocused, whatever comes back.
+	b.close("B", "A")
+	waitFocus(t, tr, "B closed", func(f Focus) bool { return f.TabID == "" })
+	b.open("B", "b.html", false)
+	if f := sync_(t, tr); f.TabID != "" {
+		t.Fatalf("a closed tab was focused again: %+v", f)
 	}
 }
