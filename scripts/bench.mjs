@@ -48,7 +48,7 @@ if (!browser) {
   console.error(installAdvice);
   process.exit(1);
 }
-const { default: WebSocket } = await import('ws');
+const { cdp } = await import('./lib/cdpclient.mjs');
 const { connect, startCoordinator, call } = await import('./lib/mcp.mjs');
 const { startPageServer } = await import('./lib/pageserver.mjs');
 const { startChromium } = await import('./lib/chromium.mjs');
@@ -63,24 +63,6 @@ const ms = (x) => `${x.toFixed(x < 10 ? 2 : 0)} ms`;
 const progress = (m) => process.stderr.write(`${m}\n`);
 const row = (metric, direct, coordinator, ratio, goal, met) => rows.push({ metric, direct, coordinator, ratio, goal, met });
 
-/** A minimal CDP client on one WebSocket. */
-function cdp(url) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 30 });
-    let id = 0;
-    const waiting = new Map();
-    ws.on('message', (data) => {
-      const m = JSON.parse(data);
-      waiting.get(m.id)?.(m);
-      waiting.delete(m.id);
-    });
-    ws.once('open', () => resolve({
-      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
-      close: () => ws.close(),
-    }));
-    ws.once('error', reject);
-  });
-}
 
 /** Times fn on a and b in alternation (so both see the same machine) and returns the two medians. */
 async function alternate(n, a, b) {

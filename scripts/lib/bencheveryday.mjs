@@ -3,30 +3,12 @@
 // each figure measured next to the same work done the usual way in the same run.
 import fs from 'node:fs';
 import path from 'node:path';
-import WebSocket from 'ws';
 import { connect, startCoordinator, call } from './mcp.mjs';
 import { childMCPs } from './paths.mjs';
 import { startUserBrowser } from './userbrowser.mjs';
 import { waitUntil } from './procs.mjs';
+import { cdp } from './cdpclient.mjs';
 
-/** A minimal CDP client on one WebSocket. */
-function cdp(url) {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { perMessageDeflate: false });
-    let id = 0;
-    const waiting = new Map();
-    ws.on('message', (data) => {
-      const m = JSON.parse(data);
-      waiting.get(m.id)?.(m);
-      waiting.delete(m.id);
-    });
-    ws.once('open', () => resolve({
-      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
-      close: () => ws.close(),
-    }));
-    ws.once('error', reject);
-  });
-}
 
 /**
  * Playwright MCP's navigate + snapshot in the user's browser through the

@@ -432,12 +432,7 @@ export class Bridge {
   /** Shares a tab with the coordinators of folder (the popup's "Share this tab"). */
   share(tabId: number, folder: string): void {
     if (!this.tabs.has(tabId)) throw new Error(`tab ${tabId} is not open`);
-    const set = this.shared.get(tabId) ?? new Set<string>();
-    set.add(folder);
-    this.shared.set(tabId, set);
-    this.persist();
-    this.sync(tabId);
-    this.onChange();
+    this.addShare(tabId, folder);
   }
 
   /** Keeps a tab an agent opened (the popup's "Keep this tab"): it becomes the
@@ -447,6 +442,10 @@ export class Bridge {
     const folder = this.agentTabs.get(tabId);
     if (folder === undefined) throw new Error(`tab ${tabId} was not opened by an agent`);
     this.agentTabs.delete(tabId);
+    this.addShare(tabId, folder);
+  }
+
+  private addShare(tabId: number, folder: string): void {
     const set = this.shared.get(tabId) ?? new Set<string>();
     set.add(folder);
     this.shared.set(tabId, set);

@@ -393,27 +393,10 @@ func (pr *progressive) listTabs(ctx context.Context, req mcp.CallToolRequest) (*
 }
 
 func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "url", "focus")
+	u, focus, err := openTabArgs(req, "open_tab")
 	if err != nil {
 		return toolError(err), nil
 	}
-	u, ok, err := a.str("url")
-	if err == nil && !ok {
-		err = errors.New("open_tab: url is required")
-	}
-	if err == nil {
-		if err = coordinator.CheckURL(u); err != nil {
-			err = fmt.Errorf("open_tab: %w", err)
-		}
-	}
-	if err != nil {
-		return toolError(err), nil
-	}
-	focus, hasFocus, err := a.boolean("focus")
-	if err != nil {
-		return toolError(err), nil
-	}
-	focus = focus || !hasFocus
 	if !pr.isConnected() {
 		return pr.notConnected("open_tab"), nil
 	}

@@ -179,27 +179,10 @@ func renderTab(verb string, it tabItem) string {
 }
 
 func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "url", "focus")
+	u, focus, err := openTabArgs(req, "coordinator_open_tab")
 	if err != nil {
 		return toolError(err), nil
 	}
-	u, ok, err := a.str("url")
-	if err == nil && !ok {
-		err = fmt.Errorf("coordinator_open_tab: url is required")
-	}
-	if err == nil {
-		if err = coordinator.CheckURL(u); err != nil {
-			err = fmt.Errorf("coordinator_open_tab: %w", err)
-		}
-	}
-	if err != nil {
-		return toolError(err), nil
-	}
-	focus, hasFocus, err := a.boolean("focus")
-	if err != nil {
-		return toolError(err), nil
-	}
-	focus = focus || !hasFocus
 	tab, err := h.c.OpenTab(ctx, u, focus)
 	if err != nil {
 		return toolError(err), nil
@@ -263,4 +246,28 @@ func tabID(req mcp.CallToolRequest, tool string, required bool) (string, error) 
 		return "", fmt.Errorf("%s: tabId is required (see coordinator_list_tabs)", tool)
 	}
 	return id, nil
+}
+
+// openTabArgs reads an open_tab call's arguments: a url the coordinator
+// may open, and focus (true unless said otherwise).
+func openTabArgs(req mcp.CallToolRequest, tool string) (u string, focus bool, err error) {
+	a, err := parseArgs(req, "url", "focus")
+	if err != nil {
+		return "", false, err
+	}
+	u, ok, err := a.str("url")
+	if err != nil {
+		return "", false, err
+	}
+	if !ok {
+		return "", false, fmt.Errorf("%s: url is required", tool)
+	}
+	if err := coordinator.CheckURL(u); err != nil {
+		return "", false, fmt.Errorf("%s: %w", tool, err)
+	}
+	focus, hasFocus, err := a.boolean("focus")
+	if err != nil {
+		return "", false, err
+	}
+	return u, focus || !hasFocus, nil
 }

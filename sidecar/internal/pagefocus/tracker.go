@@ -255,6 +255,14 @@ func (t *Tracker) SetActive(ctx context.Context, active bool) error {
 // onEvent handles one coordinator event: the browser went or changed, or
 // its tabs did.
 func (t *Tracker) onEvent(ev coordinator.Event) {
+	t.catchUp(ev.Kind == coordinator.PagesChanged)
+}
+
+// catchUp brings focus up to date with the browser: a browser that changed
+// leaves no tab focused, a followed focus follows, and an explicitly
+// focused tab that is gone (when tabsChanged) is let go, kept to be
+// focused again if it went with a disconnection.
+func (t *Tracker) catchUp(tabsChanged bool) {
 	if !t.isActive() {
 		return
 	}
@@ -268,7 +276,7 @@ func (t *Tracker) onEvent(ev coordinator.Event) {
 		t.follow()
 		return
 	}
-	if f := t.current(); f != nil && ev.Kind == coordinator.PagesChanged && !t.exists(f.tab.ID) {
+	if f := t.current(); f != nil && tabsChanged && !t.exists(f.tab.ID) {
 		t.keepForResume(f)
 		t.setFocus(nil, "the tab closed")
 	}
@@ -485,24 +493,7 @@ func (t *Tracker) settle(ctx context.Context, id, wantURL string) Focus {
 // Sync brings focus up to date with the browser now (rather than at the
 // next event): an answer that says which tab is focused is then true.
 func (t *Tracker) Sync(ctx context.Context) error {
-	return t.do(ctx, func() {
-		if !t.isActive() {
-			return
-		}
-		if f := t.current(); f != nil && f.backend != t.b.BackendKey() {
-			t.setFocus(nil, "the browser changed")
-			t.lastFront = frontKey{}
-		}
-		if t.cfg.Follow {
-			t.follow()
-			return
-		}
-		if f := t.current(); f != nil && !t.exists(f.tab.ID) {
-			t.keepForResume(f)
-			t.setFocus(nil, "the tab closed")
-		}
-		t.resumeFocus()
-	})
+	return t.do(ctx, func() { t.catchUp(true) })
 }
 
 // Closing is called before a tab is closed through the coordinator, and

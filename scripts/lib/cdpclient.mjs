@@ -1,0 +1,23 @@
+// A minimal CDP client on one WebSocket, for the benchmarks: no events, no
+// timeouts, nothing between the caller and the socket that would count in
+// what they measure.
+import WebSocket from 'ws';
+
+/** Opens url; resolves to { call(method, params), close() }. */
+export function cdp(url) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 30 });
+    let id = 0;
+    const waiting = new Map();
+    ws.on('message', (data) => {
+      const m = JSON.parse(data);
+      waiting.get(m.id)?.(m);
+      waiting.delete(m.id);
+    });
+    ws.once('open', () => resolve({
+      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
+      close: () => ws.close(),
+    }));
+    ws.once('error', reject);
+  });
+}
