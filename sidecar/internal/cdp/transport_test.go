@@ -129,8 +129,8 @@ func TestAWriteThatFailsOnceStartedEndsTheConnection(t *testing.T) {
 		e.in.Close()
 	}()
 	_, err := e.conn.Call(context.Background(), "", "Browser.getVersion", map[string]string{"pad": strings.Repeat("x", 1<<20)})
-	if err == nil {
-		t.Fatal("a call whose write broke succeeded")
+	if !errors.Is(err, cdp.ErrClosed) {
+		t.Fatalf("a call whose write broke: %v, want ErrClosed (a caller tells a dead browser by it)", err)
 	}
 	select {
 	case <-e.conn.Done():

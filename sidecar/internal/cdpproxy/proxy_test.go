@@ -593,3 +593,68 @@ func TestMapPath(t *testing.T) {
 		}
 	}
 }
+
+// deadPipeConn is a connection to a browser that has just died, caught
+// before its reader sees the end: the browser's side of the pipe no longer
+// reads, so the first write fails (EPIPE) while nothing has said so yet.
+func deadPipeConn(t *testing.T) *cdp.Conn {
+	t.Helper()
+	toR, toW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromR, fromW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	toR.Close()
+	c := cdp.NewConn(cdp.Pipe(fromR, toW), cdp.Options{})
+	t.Cleanup(func() { c.Close(); fromW.Close() })
+	return c
+}
+
+// A request that meets a browser dying under it (its write fails before its
+// reader knows) is served by the next backend, as one a moment later would
+// be: /json over the connection and a WebSocket client alike.
+func TestARequestMeetingADeadPipeIsServedByTheNextBackend(t *testing.T) {
+	live := backendOf(browser(t))
+	var mu sync.Mutex
+	fresh := true // the next request first meets a dead connection
+	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if fresh {
+			fresh = false
+			return Backend{Conn: deadPipeConn(t), Version: live.Version}, nil
+		}
+		return live, nil
+	}))
+	again := func() { mu.Lock(); fresh = true; mu.Unlock() }
+
+	var list []map[string]string
+	getJSON(t, p.Endpoint()+"/json/list", &list)
+	if len(list) == 0 {
+		t.Fatal("/json/list from the live browser listed no page")
+	}
+
+	again()
+	resp, err := http.Get(p.Endpoint() + "/json/close/" + list[0]["id"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), "CDP connection closed") {
+		t.Fatalf("/json/close of a tab of the browser that died: %s %s (want a 502 that says the browser went)", resp.Status, body)
+	}
+
+	again()
+	c, err := cdp.Dial(context.Background(), p.WSEndpoint(), nil)
+	if err != nil {
+		t.Fatalf("a WebSocket client that met the dead connection: %v", err)
+	}
+	defer c.Close()
+	if _, err := c.Call(context.Background(), "", "Browser.getVersion", nil); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -85,7 +85,7 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 		return nil
 	}
 	switch {
-	case err != nil && !last && errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil:
+	case err != nil && !last && errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil && !namesTarget(path):
 		return err
 	case err != nil:
 		http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
@@ -94,6 +94,12 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 		writeJSON(w, http.StatusOK, data)
 	}
 	return nil
+}
+
+// namesTarget: path acts on a target of the browser (a browser that went
+// away took it along: trying the next one cannot help).
+func namesTarget(path string) bool {
+	return strings.HasPrefix(path, "/json/activate/") || strings.HasPrefix(path, "/json/close/")
 }
 
 // listEntry is a /json/list entry for t, reached through the proxy.

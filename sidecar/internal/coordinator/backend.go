@@ -194,6 +194,9 @@ func (b *backend) gone() error {
 		case <-b.browser.Done():
 			return fmt.Errorf("the browser exited on its own (%v); the next need launches it again", b.browser.ExitErr())
 		case <-time.After(time.Second):
+			if b.proxy.Conn != nil && b.proxy.Conn.Err() != nil {
+				return fmt.Errorf("the connection to the browser broke (%v); the next need launches it again", b.proxy.Conn.Err())
+			}
 			return errors.New("the connection to the browser broke; the next need launches it again")
 		}
 	}

@@ -14,8 +14,9 @@ import (
 
 func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 	// Kill the browser from outside, then call through the proxy at once
-	// (a WebSocket client, or /json/list on odd rounds): the call must reach
-	// the relaunched browser, not fail on the dead one.
+	// (a WebSocket client, /json/list on odd rounds, coordinator_open_tab's
+	// OpenTab on every third): the call must reach the relaunched browser,
+	// not fail on the dead one.
 	c := newCoordinator(t, Config{})
 	ctx := context.Background()
 	for round := range 20 {
@@ -25,6 +26,11 @@ func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 		}
 		if err := syscall.Kill(-s.Browser.PID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
+		}
+		if round%3 == 2 {
+			if _, err := c.OpenTab(ctx, "about:blank", false); err != nil {
+				t.Fatalf("round %d: opening a tab right after the crash: %v", round, err)
+			}
 		}
 		if round%2 == 1 {
 			resp, err := http.Get(c.Proxy().Endpoint() + "/json/list")

@@ -256,11 +256,20 @@ func (p *pages) Focus(ctx context.Context, id string) (Tab, error) {
 		return Tab{}, err
 	}
 	if _, err := p.caller.Call(ctx, "", "Target.activateTarget", map[string]any{"targetId": id}); err != nil {
-		return Tab{}, fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
+		return Tab{}, tabError(id, err)
 	}
 	p.follow.Touch(id)
 	t, _ := p.follow.Get(id)
 	return Tab{ID: id, Title: t.Title, URL: t.URL, Front: true}, nil
+}
+
+// tabError says why a command naming tab id failed: the browser went away
+// (its tabs with it), or there is no such tab.
+func tabError(id string, err error) error {
+	if errors.Is(err, cdp.ErrClosed) {
+		return fmt.Errorf("tab %q: the browser went away, and its tabs with it (list the tabs again): %w", id, err)
+	}
+	return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
 }
 
 // Close closes a page.
@@ -269,7 +278,7 @@ func (p *pages) Close(ctx context.Context, id string) error {
 		return err
 	}
 	if _, err := p.caller.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": id}); err != nil {
-		return fmt.Errorf("%w %q: %v", ErrNoTab, id, err)
+		return tabError(id, err)
 	}
 	// Gone for whoever asks next (the tab in front, page tools' focus),
 	// before the browser's event arrives.

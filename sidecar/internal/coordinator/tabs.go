@@ -23,25 +23,36 @@ func (c *Coordinator) withPages(ctx context.Context) (Pages, error) {
 	return b.pages, nil
 }
 
+// onNextIfGone runs f on the current backend's pages; when the browser
+// went away under it (it crashed a moment before), f runs again on the next
+// one, as a call that came a moment later would. Only for what does not
+// name a tab: a tab of the browser that went is gone with it.
+func onNextIfGone[T any](ctx context.Context, c *Coordinator, f func(Pages) (T, error)) (T, error) {
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		p, err := c.withPages(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		v, err := f(p)
+		if err == nil || attempt == attempts || !errors.Is(err, cdp.ErrClosed) || ctx.Err() != nil {
+			return v, err
+		}
+	}
+}
+
 // Tabs lists the open pages, the one in front marked.
 func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
-	p, err := c.withPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return p.Tabs(ctx)
+	return onNextIfGone(ctx, c, func(p Pages) ([]Tab, error) { return p.Tabs(ctx) })
 }
 
 // OpenTab opens url in a new page; with focus it is brought to the front.
 func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab, error) {
-	p, err := c.withPages(ctx)
-	if err != nil {
-		return Tab{}, err
-	}
 	if url == "" {
 		url = "about:blank"
 	}
-	return p.Open(ctx, url, focus)
+	return onNextIfGone(ctx, c, func(p Pages) (Tab, error) { return p.Open(ctx, url, focus) })
 }
 
 // FocusTab brings a page to the front.
