@@ -260,6 +260,30 @@ loaded:
 // coordinator says so, its tabs vanish and calls fail clearly, then work
 // resumes by itself, with the tab that was in front in front again. The tab
 // in front follows the user's clicks on the tabs the coordinator sees.
+// On a first connection the tab in front is the tab the browser shows,
+// not the last one in tab order.
+func TestEverydayFirstConnectionFocusesTheTabTheBrowserShows(t *testing.T) {
+	srv := userbrowser.Pages(t)
+	a, b := srv.URL+"/a", srv.URL+"/b"
+	st := stateDir(t)
+	user := userbrowser.Start(t, st, srv.URL+"/private", a, b)
+	user.Share(a, "/work/proj")
+	user.Share(b, "/work/proj")
+	for _, ti := range user.Targets() {
+		if ti.URL == a { // opened before b: the lower tab id
+			user.Must("", "Target.activateTarget", map[string]any{"targetId": ti.TargetID})
+		}
+	}
+	c := everydayCoordinator(t, st, "/work/proj", Config{})
+	if _, err := c.Ensure(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, c, "both shared tabs", func(s Status) bool { return s.Everyday != nil && s.Everyday.Tabs == 2 })
+	if front, ok := c.FrontTab(); !ok || front.URL != a {
+		t.Fatalf("the tab in front is %+v, want the one the browser shows (%s)", front, a)
+	}
+}
+
 func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	st := stateDir(t)

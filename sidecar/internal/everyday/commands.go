@@ -229,13 +229,25 @@ func (b *browser) hasSession(t *target, kind sessionKind) bool {
 	return false
 }
 
-// sortedTargets lists targets by tab id, for stable answers; b.mu held.
+// sortedTargets lists targets in the order of their activity, the most
+// recent last (tabs never active first, by tab id): the order a client's
+// tab follower learns them in is the order the tabs were used, so the tab
+// in front is the last one it hears of. b.mu held.
 func (b *browser) sortedTargets() []*target {
+	rank := make(map[int]int, len(b.recent))
+	for i, id := range b.recent {
+		rank[id] = i + 1
+	}
 	ts := make([]*target, 0, len(b.targets))
 	for _, t := range b.targets {
 		ts = append(ts, t)
 	}
-	sort.Slice(ts, func(i, j int) bool { return ts[i].tabID < ts[j].tabID })
+	sort.Slice(ts, func(i, j int) bool {
+		if ri, rj := rank[ts[i].tabID], rank[ts[j].tabID]; ri != rj {
+			return ri < rj
+		}
+		return ts[i].tabID < ts[j].tabID
+	})
 	return ts
 }
 

@@ -375,10 +375,12 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 	slow := time.AfterFunc(15*time.Second, func() {
 		l.fail(fmt.Errorf("%w: it did not answer connect within 15 s", ErrDisconnected))
 	})
-	env, err := l.call(map[string]any{"type": "connect"})
+	// The tabs are taken on the reader's goroutine, in the order of the
+	// messages: a tab closed or unshared just after the answer goes after
+	// it, never before.
+	env, err := l.callThen(map[string]any{"type": "connect"}, func(env nativemsg.Envelope) { c.b.connected(env.Tabs) })
 	slow.Stop()
 	if err == nil {
-		c.b.connected(env.Tabs)
 		s := Status{Connected: true, HostPID: 0}
 		if l.host.Browser != nil {
 			s.Browser = *l.host.Browser

@@ -102,12 +102,19 @@ func (l *link) request(req map[string]any, done func(nativemsg.Envelope, error))
 }
 
 // call is request for goroutines that can wait.
-func (l *link) call(req map[string]any) (nativemsg.Envelope, error) {
+func (l *link) call(req map[string]any) (nativemsg.Envelope, error) { return l.callThen(req, nil) }
+
+// callThen is call; then, if set, takes a successful answer on the reader's
+// goroutine, before any later message is read.
+func (l *link) callThen(req map[string]any, then func(nativemsg.Envelope)) (nativemsg.Envelope, error) {
 	ch := make(chan struct {
 		env nativemsg.Envelope
 		err error
 	}, 1)
 	l.request(req, func(env nativemsg.Envelope, err error) {
+		if err == nil && then != nil {
+			then(env)
+		}
 		ch <- struct {
 			env nativemsg.Envelope
 			err error
