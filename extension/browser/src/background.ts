@@ -23,16 +23,11 @@ function send(msg: Message): void {
   }
 }
 
-let saveTimer: ReturnType<typeof setTimeout> | undefined;
-let toSave: Persisted | undefined;
+// Written at once, not batched: the browser may stop this worker at any
+// moment, and a tab the agent opened a moment before must come back with it.
 function save(p: Persisted): void {
-  toSave = p;
-  saveTimer ??= setTimeout(() => {
-    saveTimer = undefined;
-    const p = toSave!;
-    void chrome.storage.session.set({ bridge: { agentTabs: p.agentTabs, shared: p.shared } });
-    void chrome.storage.local.set({ allTabs: p.allTabs });
-  }, 50);
+  void chrome.storage.session.set({ bridge: { agentTabs: p.agentTabs, shared: p.shared } });
+  void chrome.storage.local.set({ allTabs: p.allTabs });
 }
 
 const bridge = new Bridge(chromeBrowser, send, save, log);

@@ -284,6 +284,34 @@ func TestEverydayFirstConnectionFocusesTheTabTheBrowserShows(t *testing.T) {
 	}
 }
 
+// A tab the agent opened behind the others is not the one in front when the
+// extension comes back: the tab that was in front is.
+func TestEverydayABackgroundTabStaysBehindAcrossAReconnection(t *testing.T) {
+	srv := userbrowser.Pages(t)
+	st := stateDir(t)
+	user := userbrowser.Start(t, st, srv.URL+"/private")
+	c := everydayCoordinator(t, st, "/work/proj", Config{})
+	ctx := context.Background()
+	if _, err := c.OpenTab(ctx, srv.URL+"/front", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.OpenTab(ctx, srv.URL+"/behind", false); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, c, "the tab behind loaded", func(Status) bool { return tabURLs(t, c)[srv.URL+"/behind"] != "" })
+	if front, _ := c.FrontTab(); front.URL != srv.URL+"/front" {
+		t.Fatalf("before: the tab in front is %+v", front)
+	}
+	user.StopServiceWorker()
+	waitStatus(t, c, "the extension's disconnection", func(s Status) bool { return s.Everyday != nil && !s.Everyday.Connected })
+	user.Must("", "Target.createTarget", map[string]any{"url": srv.URL + "/wake"})
+	waitStatus(t, c, "the extension back", func(s Status) bool { return s.Everyday != nil && s.Everyday.Connected && s.Everyday.Tabs == 2 })
+	waitStatus(t, c, "a tab in front", func(Status) bool { _, ok := c.FrontTab(); return ok })
+	if front, _ := c.FrontTab(); front.URL != srv.URL+"/front" {
+		t.Fatalf("after the extension came back the tab in front is %+v, want %s/front", front, srv.URL)
+	}
+}
+
 func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	st := stateDir(t)

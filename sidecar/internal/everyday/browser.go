@@ -95,6 +95,10 @@ type browser struct {
 	// so that the tabs come back in the order they left and the tab that
 	// was in front is in front again (see connected).
 	recent []int
+	// held are the tabs the agent opened in the background: like the
+	// coordinator's tab follower, their first page does not make them
+	// active, so they do not come back in front after a reconnection.
+	held map[int]bool
 	// active is the tab the browser last brought to the front among those
 	// this coordinator sees (0: none): CDP has no event for that, so
 	// Conn.Activations says it.
@@ -184,7 +188,7 @@ type attachment struct {
 func newBrowser(c *Conn) *browser {
 	b := &browser{
 		c: c, ctxID: randomID(),
-		targets: map[int]*target{}, sessions: map[string]*session{},
+		targets: map[int]*target{}, sessions: map[string]*session{}, held: map[int]bool{},
 		children: map[string]int{}, attach: map[int]*attachment{}, attaching: map[string]bool{},
 		replay: map[int]*tabReplay{},
 	}
@@ -194,8 +198,30 @@ func newBrowser(c *Conn) *browser {
 
 // touch marks a tab as the most recently active one; b.mu held.
 func (b *browser) touch(tabID int) {
+	delete(b.held, tabID)
 	b.recent = append(slices.DeleteFunc(b.recent, func(id int) bool { return id == tabID }), tabID)
 }
+
+// hold marks a tab the agent opened in the background as never active
+// (yet); b.mu held.
+func (b *browser) hold(tabID int) {
+	b.held[tabID] = true
+	b.recent = slices.DeleteFunc(b.recent, func(id int) bool { return id == tabID })
+}
+
+// navigated notes a tab's move from one URL to another: activity, but not
+// for a tab held in the background loading its first page; b.mu held.
+func (b *browser) navigated(tabID int, from, to string) {
+	if b.held[tabID] && isBlank(from) {
+		if !isBlank(to) {
+			delete(b.held, tabID) // its first page: from now on it is as any other
+		}
+		return
+	}
+	b.touch(tabID)
+}
+
+func isBlank(url string) bool { return url == "" || url == "about:blank" }
 
 func (b *browser) tabCount() int {
 	b.mu.Lock()

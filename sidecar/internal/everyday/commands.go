@@ -678,6 +678,9 @@ func (b *browser) createTarget(m cdpIn, p map[string]json.RawMessage) {
 		// known, and its auto-attaches are under way.
 		b.mu.Lock()
 		t := b.targets[tab.ID]
+		if t != nil && background {
+			b.hold(tab.ID)
+		}
 		b.mu.Unlock()
 		if t == nil {
 			b.fail(m.ID, m.SessionID, codeServerError, "tab %d closed as soon as it opened", tab.ID)

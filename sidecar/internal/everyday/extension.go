@@ -73,7 +73,7 @@ func (b *browser) tabAppeared(tab nativemsg.Tab) {
 	if t != nil {
 		changed := t.title != tab.Title || t.url != tab.URL || (tab.TargetID != "" && t.pageID != tab.TargetID) || t.opener != tab.OpenerID
 		if t.url != tab.URL {
-			b.touch(tab.ID) // it navigated
+			b.navigated(tab.ID, t.url, tab.URL)
 		}
 		t.title, t.url, t.agent, t.opener = tab.Title, tab.URL, tab.Agent, tab.OpenerID
 		if tab.TargetID != "" {
@@ -154,6 +154,7 @@ func (b *browser) tabGone(tabID int, why string) {
 		// Closed: gone for good. A disconnected tab keeps its place for
 		// when it comes back.
 		b.recent = slices.DeleteFunc(b.recent, func(id int) bool { return id == tabID })
+		delete(b.held, tabID)
 	}
 	if b.active == tabID {
 		b.active = 0
