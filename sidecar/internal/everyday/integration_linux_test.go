@@ -564,10 +564,20 @@ func TestTheTabInFront(t *testing.T) {
 		}
 	}
 	activate := func(id string) { user.Must("", "Target.activateTarget", map[string]any{"targetId": id}) }
+	// waitActive waits for want in front; the private tab must never be
+	// seen on the way (the extension's messages come in order: a click on
+	// it, were it told, would come before the click waited for).
 	waitActive := func(want string) {
 		t.Helper()
 		deadline := time.After(10 * time.Second)
-		for c.conn.Active() != want {
+		for {
+			got := c.conn.Active()
+			if got == privateID {
+				t.Fatalf("the user's private tab was told as the tab in front")
+			}
+			if got == want {
+				return
+			}
 			select {
 			case <-c.conn.Activations():
 			case <-deadline:
