@@ -70,8 +70,14 @@ async function offeredCommands() {
     .map((r) => r.replace(/\u00a0/g, ' ').trim())
     .filter((r) => r.startsWith('Browser Coordinator: '))
     .map((r) => r.slice('Browser Coordinator: '.length));
-  await page.keyboard.press('Escape');
+  await closeQuickInput();
   return rows;
+}
+
+/** Closes the quick input and waits until it is gone (a click right after could land in it). */
+async function closeQuickInput() {
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 5_000 });
 }
 
 /** Picks a row of the quick pick that is open. */
@@ -229,6 +235,12 @@ after(async () => {
 afterEach(async (t) => {
   if (skip || !page) return;
   await shot(t.name.replace(/\W+/g, '_').slice(0, 60));
+  // A test that failed half-way must not leave its coordinator for the
+  // next one to find in the state folder.
+  if (coordinator && coordinator.exitCode === null) {
+    coordinator.stdin.end();
+    await coordinator.exited;
+  }
 });
 
 /** On failure, what the extension and the coordinator logged. */
@@ -347,7 +359,8 @@ test('the status bar follows a coordinator live; its tooltip\'s links and its me
 
   // The quick pick behind the status bar item: stop.
   await page.locator(ITEM).click();
-  const stop = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Stop the browser' });
+  // Case matters: the palette's row is "Browser Coordinator: Stop the Browser".
+  const stop = page.locator('.quick-input-list .monaco-list-row', { hasText: /Stop the browser/ });
   await stop.waitFor();
   const menu = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
   assert.ok(menu.some((r) => /Restart the browser/.test(r)) && menu.some((r) => /Show the browser window/.test(r)), menu.join(' | '));
