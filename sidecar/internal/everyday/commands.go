@@ -279,14 +279,24 @@ func (b *browser) setDiscover(s *session, m cdpIn, p map[string]json.RawMessage)
 	b.reply(m.ID, m.SessionID, nil)
 }
 
-// setAutoAttach on a browser session attaches to every matching target now
-// and to each new one; off detaches what it auto-attached.
-func (b *browser) setAutoAttach(s *session, m cdpIn, p map[string]json.RawMessage) {
-	var on, flatten bool
+// autoAttachArgs reads Target.setAutoAttach's autoAttach; a request for
+// sessions that are not flat is answered with an error (false).
+func (b *browser) autoAttachArgs(m cdpIn, p map[string]json.RawMessage) (on, ok bool) {
+	var flatten bool
 	_ = json.Unmarshal(p["autoAttach"], &on)
 	_ = json.Unmarshal(p["flatten"], &flatten)
 	if on && !flatten {
 		b.fail(m.ID, m.SessionID, codeServerError, "only flat sessions are offered by the everyday backend: pass flatten: true")
+		return false, false
+	}
+	return on, true
+}
+
+// setAutoAttach on a browser session attaches to every matching target now
+// and to each new one; off detaches what it auto-attached.
+func (b *browser) setAutoAttach(s *session, m cdpIn, p map[string]json.RawMessage) {
+	on, ok := b.autoAttachArgs(m, p)
+	if !ok {
 		return
 	}
 	b.mu.Lock()
@@ -492,11 +502,8 @@ func (b *browser) tabCommand(s *session, m cdpIn) {
 	p := params(m.Params)
 	switch m.Method {
 	case "Target.setAutoAttach":
-		var on, flatten bool
-		_ = json.Unmarshal(p["autoAttach"], &on)
-		_ = json.Unmarshal(p["flatten"], &flatten)
-		if on && !flatten {
-			b.fail(m.ID, m.SessionID, codeServerError, "only flat sessions are offered by the everyday backend: pass flatten: true")
+		on, ok := b.autoAttachArgs(m, p)
+		if !ok {
 			return
 		}
 		b.mu.Lock()
