@@ -45,6 +45,13 @@ type Config struct {
 	// TextLimit bounds the page text in a result, in characters
 	// (default 1500).
 	TextLimit int
+	// Lease is how long the page's script keeps watching the page without
+	// hearing from the engine (default 30 s; renewed every third of it): a
+	// tab the engine loses without closing it (its debugger detached) is
+	// left alone at its next change.
+	Lease time.Duration
+	// noRenew: no renewals (tests of a lapsed lease).
+	noRenew bool
 	// ContentTool adds get_page_content, which returns the page's text:
 	// for surfaces with no other way to read the page (the seed's
 	// progressive surface).
@@ -75,6 +82,7 @@ func (c Config) withDefaults() Config {
 	def(&c.SettleFirst, time.Second)
 	def(&c.SettleMax, 5*time.Second)
 	def(&c.NavTimeout, 15*time.Second)
+	def(&c.Lease, 30*time.Second)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -172,6 +180,7 @@ func New(sess Session, cfg Config) *Engine {
 		"maxForms": 64, "maxFields": 60, "maxOptions": optionMax + 1, "maxLists": cfg.MaxLists,
 		"maxButtons": cfg.MaxButtons, "maxImperative": 32, "minItems": 3,
 		"textMax": 300, "valueMax": 200, "descMax": 1000, "schemaMax": 16384, "outputMax": 8 * cfg.TextLimit,
+		"leaseMs": cfg.Lease.Milliseconds(),
 	})
 	e.source = "(" + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(scriptSource), ";")) + ")(" + string(conf) + ");"
 	return e
@@ -225,7 +234,44 @@ func (e *Engine) Start(ctx context.Context) error {
 	if _, err := e.sess.Call(ctx, "Runtime.enable", nil); err != nil {
 		return fmt.Errorf("page tools: enable the Runtime domain: %w", err)
 	}
+	if !e.cfg.noRenew {
+		e.wg.Add(1)
+		go e.renewals()
+	}
 	return e.install(ctx)
+}
+
+// renewals renews the script's lease until Close.
+func (e *Engine) renewals() {
+	defer e.wg.Done()
+	t := time.NewTicker(e.cfg.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.ctx.Done():
+			return
+		case <-t.C:
+			e.renew()
+		}
+	}
+}
+
+// renew renews the lease of the script in the current document.
+func (e *Engine) renew() {
+	e.mu.Lock()
+	var ctxID int64
+	if e.doc != nil {
+		ctxID = e.doc.ctxID
+	}
+	e.mu.Unlock()
+	if ctxID == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, e.cfg.Lease/3)
+	defer cancel()
+	if _, err := e.callIn(ctx, ctxID, "renew"); err != nil && e.ctx.Err() == nil {
+		e.log.Debug("page tools: could not renew the page script's lease", "error", err)
+	}
 }
 
 // install puts the script into the document there now (new documents get

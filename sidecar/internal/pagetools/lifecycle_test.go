@@ -346,3 +346,38 @@ func TestAnEmptyPageWhoseLoadNeverComes(t *testing.T) {
 		t.Fatalf("tools = %v", toolNames(got))
 	}
 }
+
+// A script whose lease lapsed (the engine lost the tab without closing it)
+// no longer watches the page: its changes go unreported until a renewal,
+// which catches up with them.
+func TestALapsedLeaseLeavesThePageAloneUntilRenewed(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.URL+"/stores.html", Config{Lease: 300 * time.Millisecond, noRenew: true})
+	tb.waitTools("find_stores")
+	tb.drainChanged()
+	time.Sleep(600 * time.Millisecond) // the lease lapses
+	tb.eval(`document.getElementById('zip').value = '10001'; document.querySelector('#find button').click()`)
+	select {
+	case <-tb.eng.Changed():
+		t.Fatalf("a page whose lease lapsed was still watched: tools %v", toolNames(tb.eng.Tools()))
+	case <-time.After(1500 * time.Millisecond):
+	}
+	tb.eng.renew()
+	tb.waitChanged(5 * time.Second)
+	tb.waitTools("find_stores", "book_visit", "open_store")
+}
+
+// Renewals keep a page watched long after its first lease would have
+// lapsed.
+func TestRenewalsKeepThePageWatched(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.URL+"/stores.html", Config{Lease: 300 * time.Millisecond})
+	tb.waitTools("find_stores")
+	tb.drainChanged()
+	time.Sleep(time.Second)
+	tb.eval(`document.getElementById('zip').value = '10001'; document.querySelector('#find button').click()`)
+	tb.waitChanged(5 * time.Second)
+	tb.waitTools("find_stores", "book_visit", "open_store")
+}

@@ -468,8 +468,27 @@
     if (changed || force) send({ type: 'tools', page });
   }).catch((e) => send({ type: 'error', message: clean(e && e.stack, 500) }));
 
+  // The engine renews a lease every few seconds. Once it lapses (the
+  // engine let go of the tab without a word: the debugger was detached, as
+  // when the user stops sharing the tab) the script stops watching the page
+  // at its next change, until a renewal wakes it.
+  let leaseEnd = performance.now() + cfg.leaseMs, dormant = false;
+  const lapsed = () => {
+    if (stopped) return true;
+    if (performance.now() <= leaseEnd) return false;
+    if (!dormant) { dormant = true; observer.disconnect(); clearTimeout(timer); timer = 0; firstAt = 0; }
+    return true;
+  };
+  const renew = () => {
+    leaseEnd = performance.now() + cfg.leaseMs;
+    if (dormant && !stopped) { dormant = false; observe(); schedule(); }
+    return !stopped;
+  };
+  const leased = (fn) => (...a) => { renew(); return fn(...a); };
+
   let timer = 0, firstAt = 0;
   const schedule = () => {
+    if (lapsed()) return;
     const now = performance.now();
     if (!firstAt) firstAt = now;
     clearTimeout(timer);
@@ -480,12 +499,14 @@
   const observer = new MutationObserver(schedule);
   const hasTools = (p) => p.forms.length || p.lists.length || p.buttons.length || (p.imperative && p.imperative.length);
 
+  const observe = () => observer.observe(document, {
+    subtree: true, childList: true, characterData: true, attributes: true,
+    attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'toolparamname', 'toolautosubmit', 'name', 'type', 'disabled',
+      'hidden', 'required', 'aria-label', 'aria-labelledby', 'placeholder', 'style', 'class', 'open', 'href', 'role', 'min', 'max', 'pattern', 'multiple', 'readonly'],
+  });
+
   function start() {
-    observer.observe(document, {
-      subtree: true, childList: true, characterData: true, attributes: true,
-      attributeFilter: ['toolname', 'tooldescription', 'toolparamdescription', 'toolparamname', 'toolautosubmit', 'name', 'type', 'disabled',
-        'hidden', 'required', 'aria-label', 'aria-labelledby', 'placeholder', 'style', 'class', 'open', 'href', 'role', 'min', 'max', 'pattern', 'multiple', 'readonly'],
-    });
+    observe();
     const mct = navigator.modelContextTesting;
     if (mct && typeof mct.registerToolsChangedCallback === 'function') {
       try { mct.registerToolsChangedCallback(schedule); } catch { /* not this version's API */ }
@@ -721,14 +742,15 @@
   Object.defineProperty(globalThis, cfg.key, {
     value: Object.freeze({
       // As JSON text: one string crosses CDP much faster than the object.
-      discover: () => discoverAndStore().then(([, , json]) => json),
-      call, settle, pageText,
+      discover: leased(() => discoverAndStore().then(([, , json]) => json)),
+      call: leased(call), settle: leased(settle), pageText: leased(pageText),
+      renew,
       stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
     }),
   });
 
   // A page restored from the back/forward cache runs no new script.
-  listen(window, 'pageshow', (ev) => { if (ev.persisted) report(true); });
+  listen(window, 'pageshow', (ev) => { if (ev.persisted && !lapsed()) report(true); });
   if (readyState(document) === 'loading') listen(document, 'DOMContentLoaded', start, { once: true });
   else start();
 });
