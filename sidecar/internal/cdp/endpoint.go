@@ -75,12 +75,10 @@ func Probe(ctx context.Context, endpoint string, header http.Header) (Endpoint, 
 			return e, fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
 		defer conn.Close()
-		res, err := conn.Call(ctx, "", "Browser.getVersion", nil)
+		v, err := GetVersion(ctx, conn)
 		if err != nil {
 			return e, fmt.Errorf("%w: %s: %v", ErrUnreachable, Redact(endpoint), err)
 		}
-		var v struct{ Product string }
-		_ = json.Unmarshal(res, &v)
 		e.Product = v.Product
 		return e, nil
 	}

@@ -23,7 +23,6 @@ type Update struct {
 	Kind   string // "created", "changed", "destroyed"; "" for an event that is not about targets
 	Target Target // as it is now (as it was, for destroyed)
 	Prev   Target // as it was before a change
-	Known  bool   // the target was known before
 }
 
 // Follower keeps a browser's targets from the Target domain's events, and
@@ -79,16 +78,11 @@ func (f *Follower) HandleEvent(m Message) Update {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if m.Method == "Target.targetDestroyed" {
-		t, known := f.targets[ev.TargetID]
+		t, known := f.removeLocked(ev.TargetID)
 		if !known {
 			return Update{}
 		}
-		delete(f.targets, ev.TargetID)
-		delete(f.held, ev.TargetID)
-		delete(f.claimed, ev.TargetID)
-		f.order = slices.DeleteFunc(f.order, func(id string) bool { return id == ev.TargetID })
-		f.notifyLocked()
-		return Update{Kind: "destroyed", Target: t, Prev: t, Known: true}
+		return Update{Kind: "destroyed", Target: t, Prev: t}
 	}
 	t := ev.TargetInfo
 	if t.ID == "" {
@@ -120,7 +114,7 @@ func (f *Follower) HandleEvent(m Message) Update {
 	if !known {
 		kind = "created"
 	}
-	return Update{Kind: kind, Target: t, Prev: prev, Known: known}
+	return Update{Kind: kind, Target: t, Prev: prev}
 }
 
 // Touch marks a target as the most recently active one.
@@ -172,8 +166,23 @@ func (f *Follower) Background() (done func(id string)) {
 // Forget drops a target known to be gone (closed through the caller)
 // before the browser's event says so.
 func (f *Follower) Forget(id string) {
-	raw, _ := json.Marshal(map[string]string{"targetId": id})
-	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: raw})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.removeLocked(id)
+}
+
+// removeLocked drops target id, if known; f.mu held.
+func (f *Follower) removeLocked(id string) (Target, bool) {
+	t, known := f.targets[id]
+	if !known {
+		return Target{}, false
+	}
+	delete(f.targets, id)
+	delete(f.held, id)
+	delete(f.claimed, id)
+	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+	f.notifyLocked()
+	return t, true
 }
 
 func isBlank(url string) bool { return url == "" || url == "about:blank" }

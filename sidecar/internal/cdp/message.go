@@ -40,7 +40,6 @@ func (e *Error) Error() string {
 const (
 	ServerError     = -32000 // a command refused
 	InvalidRequest  = -32600
-	MethodNotFound  = -32601
 	SessionNotFound = -32001
 )
 

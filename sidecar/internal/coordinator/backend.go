@@ -101,7 +101,7 @@ type Connector interface {
 // gets a connection of its own, through Filter if set).
 type Connection struct {
 	Conn     *cdp.Conn
-	Product  string // with Conn: the browser's name, for /json/version
+	Version  cdp.Version // with Conn: what the browser said it is, for /json/version
 	Endpoint *cdp.Endpoint
 	Filter   cdpproxy.Filter
 	Pages    Pages           // the tab tools and currentUrl; nil: none
@@ -313,7 +313,7 @@ func (c *Coordinator) connectBackend(ctx context.Context, src *Source) (*backend
 	}
 	b := &backend{
 		kind:     src.Kind,
-		proxy:    cdpproxy.Backend{Conn: conn.Conn, Version: cdp.Version{Product: conn.Product}, Endpoint: conn.Endpoint, Filter: conn.Filter},
+		proxy:    cdpproxy.Backend{Conn: conn.Conn, Version: conn.Version, Endpoint: conn.Endpoint, Filter: conn.Filter},
 		conn:     conn,
 		info:     conn.Browser,
 		pages:    conn.Pages,

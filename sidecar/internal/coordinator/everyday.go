@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -141,7 +140,7 @@ func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
 		return nil, fmt.Errorf("your browser is not connected: %w; %s", err, everydayNotConnected)
 	}
 	conn := cdp.NewConn(ec, cdp.Options{Logger: k.log})
-	product, err := browserProduct(ctx, conn)
+	v, err := cdp.GetVersion(ctx, conn)
 	if err != nil {
 		conn.Close()
 		ec.Close()
@@ -162,11 +161,11 @@ func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
 	}
 	b, _ := info()
 	if b.Version == "" {
-		b.Version = productVersion(product)
+		b.Version = productVersion(v.Product)
 	}
 	return &Connection{
 		Conn:    conn,
-		Product: product,
+		Version: v,
 		Pages:   pages,
 		Browser: b,
 		Done:    conn.Done(), // only Close ends it: the extension going away is a state of its own
@@ -222,40 +221,29 @@ func (k everydayConnector) activePort(ctx context.Context, profile, typ string) 
 			ErrUnreachable, profile, port, err)
 	}
 	conn := cdp.NewConn(cdp.WebSocket(ws), cdp.Options{Logger: k.log})
-	product, err := browserProduct(ctx, conn)
+	v, err := cdp.GetVersion(ctx, conn)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("the browser of %s on port %d: %w (did you allow the connection in the browser's prompt?)", profile, port, err)
 	}
 	if typ == "" {
-		typ = productType(product)
+		typ = productType(v.Product)
 	}
 	pages := followPages(context.Background(), conn, nil, false)
-	k.log.Info("connected to your browser through its debugging port", "profile", profile, "port", port, "product", product)
+	k.log.Info("connected to your browser through its debugging port", "profile", profile, "port", port, "product", v.Product)
 	return &Connection{
 		Conn:    conn,
-		Product: product,
+		Version: v,
 		Pages:   pages,
-		Browser: state.Browser{Type: typ, Path: profile, Version: productVersion(product)},
+		Browser: state.Browser{Type: typ, Path: profile, Version: productVersion(v.Product)},
 		Done:    conn.Done(),
 		Close:   func() { conn.Close() },
 		Everyday: func() (state.Browser, *state.Everyday) {
 			n := len(pages.follow.Targets(cdp.IsPage))
-			return state.Browser{Type: typ, Path: profile, Version: productVersion(product)},
+			return state.Browser{Type: typ, Path: profile, Version: productVersion(v.Product)},
 				&state.Everyday{Via: ActivePortVia, Connected: true, Tabs: n, Profile: profile, Port: port}
 		},
 	}, nil
-}
-
-// browserProduct asks the browser's name and version.
-func browserProduct(ctx context.Context, conn *cdp.Conn) (string, error) {
-	res, err := conn.Call(ctx, "", "Browser.getVersion", nil)
-	if err != nil {
-		return "", err
-	}
-	var v struct{ Product string }
-	_ = json.Unmarshal(res, &v)
-	return v.Product, nil
 }
 
 // productType names the browser family of a product ("Chrome/144.0…",

@@ -54,7 +54,7 @@ func TestLaunchAndStop(t *testing.T) {
 	b := launch(t, Options{})
 	res, err := b.Conn.Call(context.Background(), "", "Browser.getVersion", nil)
 	var v struct{ Product string }
-	if err != nil || json.Unmarshal(res, &v) != nil || v.Product == "" || v.Product != b.Product {
+	if err != nil || json.Unmarshal(res, &v) != nil || v.Product == "" || v.Product != b.Version.Product {
 		t.Fatalf("Browser.getVersion on the pipe: %s %v; browser = %+v", res, err, b)
 	}
 	st, err := os.Stat(b.UserDataDir)

@@ -68,7 +68,6 @@ const ActivePortFile = "DevToolsActivePort"
 type Browser struct {
 	PID         int
 	Conn        *cdp.Conn // the only connection to the browser
-	Product     string    // "Chrome/156.0.8078.79", from Browser.getVersion
 	Version     cdp.Version
 	UserDataDir string
 	Argv        []string
@@ -248,7 +247,7 @@ func (b *Browser) start(ctx context.Context) error {
 	if err != nil {
 		return b.failed(b.why(err))
 	}
-	b.Version, b.Product = version, version.Product
+	b.Version = version
 	b.log.Debug("browser ready", "after", time.Since(spawned))
 	go func() {
 		select {
@@ -392,7 +391,7 @@ func (b *Browser) drainStderr(r io.ReadCloser, onLine func(string)) {
 	for {
 		line, err := br.ReadSlice('\n')
 		text := strings.TrimRight(string(line), "\r\n")
-		for errors.Is(err, bufio.ErrBufferFull) {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			text += " …[cut]"
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
@@ -439,7 +438,7 @@ func (b *Browser) stop(ctx context.Context) error {
 	select {
 	case <-b.done:
 	default:
-		if b.Product == "" {
+		if b.Version.Product == "" {
 			break // never ready: nothing to close gracefully, nothing to save
 		}
 		go b.closeViaCDP() // a frozen browser must not stretch the timeout
