@@ -25,7 +25,6 @@ package cdpproxy
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -288,7 +287,7 @@ func (p *Proxy) authorize(path string) (string, bool) {
 	}
 	rest := strings.TrimPrefix(path, "/")
 	seg, after, _ := strings.Cut(rest, "/")
-	if subtle.ConstantTimeCompare([]byte(seg), []byte(p.cfg.Secret)) != 1 {
+	if !access.Equal(seg, p.cfg.Secret) {
 		return "", false
 	}
 	return "/" + after, true

@@ -1,7 +1,6 @@
 package coordinator
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -59,20 +58,13 @@ func (c *Coordinator) saveEndpoint(e savedEndpoint) {
 	}
 }
 
-// newSecret is the proxy's secret: 128 random bits, as a URL path segment.
-func newSecret() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // listen starts the proxy on this folder's endpoint from last time when it
 // can, else on a new one (kept for next time).
 func (c *Coordinator) listen() (*cdpproxy.Proxy, error) {
 	saved, ok := c.loadEndpoint()
 	want := savedEndpoint{Workspace: filepath.Clean(c.workspace), Port: c.cfg.ProxyPort, Secret: saved.Secret}
 	if want.Secret == "" {
-		want.Secret = newSecret()
+		want.Secret = randomToken()
 	}
 	if want.Port == 0 && ok {
 		want.Port = saved.Port
@@ -86,7 +78,7 @@ func (c *Coordinator) listen() (*cdpproxy.Proxy, error) {
 		// Whoever holds the port now may have been sent the old secret by a
 		// client that kept the endpoint: the secret changes too.
 		c.log.Info("this folder's port from last time is taken; the endpoint changes (a new port and secret)", "port", want.Port)
-		want.Port, want.Secret = 0, newSecret()
+		want.Port, want.Secret = 0, randomToken()
 		if secret != "" {
 			secret = want.Secret
 		}

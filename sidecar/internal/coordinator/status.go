@@ -148,6 +148,8 @@ func (c *Coordinator) publishQuietly() {
 	}
 }
 
+// randomToken is 128 random bits in hex: the control token, the proxy's
+// secret (a URL path segment).
 func randomToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])

@@ -171,10 +171,6 @@ func Write(path string, f *File) error {
 // ErrCorrupt marks a state file that is not valid state JSON.
 var ErrCorrupt = errors.New("corrupted state file")
 
-// ErrRefused marks a state file that is not this user's private file: it is
-// never read.
-var ErrRefused = userfile.ErrNotTrusted
-
 // Read parses one state file: a regular 0600 file of this user.
 func Read(path string) (File, error) {
 	var f File

@@ -111,21 +111,6 @@ func Read(path string, access Access) ([]byte, error) {
 	return data, nil
 }
 
-// Check reports whether path would pass Read, without reading it.
-func Check(path string, access Access) error {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s is not a regular file", ErrNotTrusted, path)
-	}
-	if why := foreign(st, access); why != "" {
-		return fmt.Errorf("%w: %s %s", ErrNotTrusted, path, why)
-	}
-	return nil
-}
-
 // Write stores data at path atomically (a temp file beside it, then a
 // rename) with mode 0600. A link at path is replaced, never followed: the
 // rename swaps the name, whatever it pointed at stays untouched.

@@ -58,8 +58,10 @@ func (v *View) openSimpleBrowser(ctx context.Context, u string) error {
 // workbenchWindow is a target known to be a VS Code window; desktop says
 // whether it is desktop VS Code (Electron) rather than a web build.
 func (v *View) workbenchWindow(ctx context.Context) (id string, desktop bool, err error) {
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.NewTimer(3 * time.Second)
+	defer deadline.Stop()
 	for {
+		changed := v.follow.Changed() // a page's probe ends in a change
 		windows := v.follow.Targets(func(t cdp.Target) bool {
 			if t.Type != "page" {
 				return false
@@ -71,11 +73,10 @@ func (v *View) workbenchWindow(ctx context.Context) (id string, desktop bool, er
 		if len(windows) > 0 {
 			return windows[0].ID, isWorkbenchURL(windows[0].URL), nil
 		}
-		if time.Now().After(deadline) {
-			return "", false, errors.New("no VS Code window among the targets")
-		}
 		select {
-		case <-time.After(50 * time.Millisecond): // pages are still being probed
+		case <-changed:
+		case <-deadline.C:
+			return "", false, errors.New("no VS Code window among the targets")
 		case <-ctx.Done():
 			return "", false, ctx.Err()
 		}
