@@ -99,8 +99,8 @@ func (f *Follower) HandleEvent(m Message) Update {
 	// A new target, or one that navigated, is where the work is; one held
 	// (opened in the background) loads its first page without becoming so.
 	switch {
-	case f.held[t.ID] && (!known || prev.URL != t.URL && isBlank(prev.URL)):
-		if known && !isBlank(t.URL) {
+	case f.held[t.ID] && (!known || prev.URL != t.URL && IsBlank(prev.URL)):
+		if known && !IsBlank(t.URL) {
 			delete(f.held, t.ID) // its first page: from now on it is as any other
 		}
 	case !known || prev.URL != t.URL:
@@ -154,7 +154,7 @@ func (f *Follower) Background() (done func(id string)) {
 			if id == "" {
 				return
 			}
-			if t, ok := f.targets[id]; !ok || isBlank(t.URL) {
+			if t, ok := f.targets[id]; !ok || IsBlank(t.URL) {
 				f.held[id] = true
 			}
 			f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
@@ -185,7 +185,8 @@ func (f *Follower) removeLocked(id string) (Target, bool) {
 	return t, true
 }
 
-func isBlank(url string) bool { return url == "" || url == "about:blank" }
+// IsBlank: a tab showing nothing yet ("" or about:blank).
+func IsBlank(url string) bool { return url == "" || url == "about:blank" }
 
 // Demote takes a target out of the order of activity (it stays known): it
 // is no candidate until it is active again.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
 // CDP error codes, as Chrome uses them.
@@ -212,16 +214,14 @@ func (b *browser) hold(tabID int) {
 // navigated notes a tab's move from one URL to another: activity, but not
 // for a tab held in the background loading its first page; b.mu held.
 func (b *browser) navigated(tabID int, from, to string) {
-	if b.held[tabID] && isBlank(from) {
-		if !isBlank(to) {
+	if b.held[tabID] && cdp.IsBlank(from) {
+		if !cdp.IsBlank(to) {
 			delete(b.held, tabID) // its first page: from now on it is as any other
 		}
 		return
 	}
 	b.touch(tabID)
 }
-
-func isBlank(url string) bool { return url == "" || url == "about:blank" }
 
 func (b *browser) tabCount() int {
 	b.mu.Lock()

@@ -127,22 +127,34 @@ type args struct {
 	names []string
 }
 
-func parseArgs(req mcp.CallToolRequest, allowed ...string) (args, error) {
-	a := args{m: req.GetArguments(), tool: req.Params.Name, names: allowed}
-	if a.m == nil {
-		// Absent or null arguments are no arguments; anything else that is
-		// not an object is a mistake.
-		switch raw := req.GetRawArguments().(type) {
-		case nil, map[string]any:
-		case json.RawMessage:
-			if t := strings.TrimSpace(string(raw)); t != "" && t != "null" && !strings.HasPrefix(t, "{") {
-				return a, fmt.Errorf("%s: arguments must be an object", a.tool)
-			}
-		default:
-			return a, fmt.Errorf("%s: arguments must be an object", a.tool)
-		}
-		a.m = map[string]any{}
+// objectArguments are a call's arguments, which must be an object: absent
+// or null arguments are no arguments; anything else is a mistake.
+func objectArguments(req mcp.CallToolRequest) (map[string]any, error) {
+	if m := req.GetArguments(); m != nil {
+		return m, nil
 	}
+	switch raw := req.GetRawArguments().(type) {
+	case nil, map[string]any:
+		return map[string]any{}, nil
+	case json.RawMessage:
+		if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
+			return map[string]any{}, nil
+		}
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil && m != nil {
+			return m, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: arguments must be an object", req.Params.Name)
+}
+
+func parseArgs(req mcp.CallToolRequest, allowed ...string) (args, error) {
+	a := args{tool: req.Params.Name, names: allowed}
+	m, err := objectArguments(req)
+	if err != nil {
+		return a, err
+	}
+	a.m = m
 	var unknown []string
 	for k := range a.m {
 		if !slices.Contains(allowed, k) {

@@ -49,7 +49,6 @@ type pageSurface struct {
 	registered map[string]listedTool // every page tool registered with the server, by MCP name
 	core       map[string]bool       // progressive: its tools listed now (nil: all)
 	lastKey    string                // what was listed at the last notification
-	primed     bool                  // lastKey is set: the first refresh only takes the start's state
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -169,8 +168,7 @@ func (p *pageSurface) refresh() {
 		owner = snap.TabID
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%s", owner, strings.Join(core, ","), strings.Join(keys, "\x00"))
-	changed := key != p.lastKey && p.primed
-	p.primed = true
+	changed := p.lastKey != "" && key != p.lastKey // the first refresh only takes the start's state
 	var add []server.ServerTool
 	for name, lt := range shown {
 		if old, ok := p.registered[name]; !ok || old.sig != lt.sig || old.tab != lt.tab {
@@ -270,14 +268,6 @@ func (p *pageSurface) names(engine []string) []string {
 	return out
 }
 
-func toolNames(tools []pagetools.Tool) []string {
-	out := make([]string, 0, len(tools))
-	for _, t := range tools {
-		out = append(out, t.Name)
-	}
-	return out
-}
-
 // settled is the focus once the focused tab's page has settled (bounded):
 // what a tool answers about it is then true.
 func (p *pageSurface) settled(ctx context.Context) pagefocus.Focus {
@@ -317,7 +307,7 @@ func (p *pageSurface) callListed(ctx context.Context, req mcp.CallToolRequest) (
 			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s, and no tab is focused now; %s", name, was.url, p.focusHint())), nil
 		case was.tab != snap.TabID:
 			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s; the focused tab is now %s, whose tools are: %s",
-				name, was.url, snap.URL, listOr(p.names(toolNames(snap.Tools)), "none"))), nil
+				name, was.url, snap.URL, listOr(p.names(pagetools.Names(snap.Tools)), "none"))), nil
 		}
 		lt = was // the same tab: its engine says why the tool is gone
 	}
@@ -360,22 +350,6 @@ func (p *pageSurface) callResult(res *pagetools.Result, err error, listed bool) 
 		res.Tools = []string{}
 	}
 	return mcp.NewToolResultStructured(res, res.Text())
-}
-
-// objectArguments are a call's arguments, which must be an object (or absent).
-func objectArguments(req mcp.CallToolRequest) (map[string]any, error) {
-	if m := req.GetArguments(); m != nil {
-		return m, nil
-	}
-	switch raw := req.GetRawArguments().(type) {
-	case nil, map[string]any:
-		return map[string]any{}, nil
-	case json.RawMessage:
-		if t := strings.TrimSpace(string(raw)); t == "" || t == "null" || t == "{}" {
-			return map[string]any{}, nil
-		}
-	}
-	return nil, fmt.Errorf("%s: arguments must be an object", req.Params.Name)
 }
 
 func listOr(ss []string, none string) string {

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -161,7 +163,7 @@ func (pr *progressive) recount(ctx context.Context) ([]coordinator.Tab, error) {
 	shown := make([]coordinator.Tab, 0, len(tabs))
 	for _, t := range tabs {
 		if pr.hidden[t.ID] {
-			if t.URL == "" || t.URL == "about:blank" {
+			if cdp.IsBlank(t.URL) {
 				continue
 			}
 			delete(pr.hidden, t.ID)
@@ -323,7 +325,7 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 		// opened. It is reused by the first open_tab.
 		if tabs, err := pr.c.RunningTabs(ctx); err == nil {
 			for _, t := range tabs {
-				if t.URL == "" || t.URL == "about:blank" {
+				if cdp.IsBlank(t.URL) {
 					hidden[t.ID] = true
 				}
 			}
@@ -419,9 +421,9 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 		if err != nil {
 			return toolError(fmt.Errorf("open_tab: the tab opened (id %d) but cannot be focused: %w", n, err)), nil
 		}
-		snapURL, title, tools = f.URL, f.Title, pr.p.names(toolNames(f.Tools))
+		snapURL, title, tools = f.URL, f.Title, pr.p.names(pagetools.Names(f.Tools))
 	} else if found, err := pr.p.tr.PeekTab(ctx, id, u); err == nil {
-		tools = toolNames(found)
+		tools = pagetools.Names(found)
 	}
 	shown, _ := pr.recount(ctx)
 	for _, t := range shown {
@@ -511,7 +513,7 @@ func (pr *progressive) focusTab(ctx context.Context, req mcp.CallToolRequest) (*
 	return answer(map[string]any{
 		"success":        true,
 		"tab":            map[string]any{"id": pr.num(id), "title": clip(f.Title, maxTitleShown), "url": clip(f.URL, maxURLShown)},
-		"toolsAvailable": pr.p.names(toolNames(f.Tools)),
+		"toolsAvailable": pr.p.names(pagetools.Names(f.Tools)),
 	}), nil
 }
 

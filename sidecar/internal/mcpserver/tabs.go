@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -147,13 +148,13 @@ func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus boo
 		f, err := h.pages.tr.Focus(ctx, tab.ID, wantURL)
 		h.pages.refresh() // tools/list says so before the answer does
 		if err == nil && f.TabID == tab.ID {
-			it.ToolsAvailable = h.pages.names(toolNames(f.Tools))
+			it.ToolsAvailable = h.pages.names(pagetools.Names(f.Tools))
 			it.URL, it.Title = f.URL, f.Title
 		} else {
 			it.Focused = false
 		}
 	} else if tools, err := h.pages.tr.PeekTab(ctx, tab.ID, wantURL); err == nil {
-		it.ToolsAvailable = toolNames(tools)
+		it.ToolsAvailable = pagetools.Names(tools)
 	}
 	if it.ToolsAvailable == nil {
 		it.ToolsAvailable = []string{}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
@@ -644,10 +645,10 @@ func (f *focused) woken() <-chan struct{} {
 // load waits until the tab has left its blank first document (when wantURL
 // is not blank: a tab just opened at it) and its tools are current.
 func (f *focused) load(ctx context.Context, wantURL string) {
-	if !isBlank(wantURL) {
+	if !cdp.IsBlank(wantURL) {
 		for {
 			wake := f.woken()
-			if url, _ := f.eng.Page(); !isBlank(url) {
+			if url, _ := f.eng.Page(); !cdp.IsBlank(url) {
 				break
 			}
 			select {
@@ -679,5 +680,3 @@ func (f *focused) close() {
 		}
 	})
 }
-
-func isBlank(url string) bool { return url == "" || url == "about:blank" }

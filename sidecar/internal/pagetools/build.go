@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,7 +57,6 @@ type rawPage struct {
 	Forms            []rawForm       `json:"forms"`
 	Lists            []rawList       `json:"lists"`
 	Buttons          []rawButton     `json:"buttons"`
-	ButtonTotal      int             `json:"buttonTotal"`
 	Imperative       []rawImperative `json:"imperative"`
 	ImperativeStatus string          `json:"imperativeStatus"`
 }
@@ -75,7 +75,6 @@ type rawForm struct {
 	FormName        string     `json:"formName"`
 	Method          string     `json:"method"`
 	Search          bool       `json:"search"`
-	Visible         bool       `json:"visible"`
 	Score           int        `json:"score"`
 	Fields          []rawField `json:"fields"`
 }
@@ -386,7 +385,7 @@ func fieldSchema(fd rawField) (*Schema, bool) {
 			return nil, false
 		}
 		s.Enum, own = enumOf(fd, own)
-		if fd.Value != "" && contains(s.Enum, fd.Value) {
+		if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
 			s.Default = fd.Value
 		}
 	case "select-multiple", "checkbox-group":
@@ -483,7 +482,7 @@ func enumOf(fd rawField, own []string) ([]string, []string) {
 	vals := make([]string, 0, len(fd.Options))
 	var labels []string
 	for _, o := range fd.Options {
-		if contains(vals, o.V) {
+		if slices.Contains(vals, o.V) {
 			continue
 		}
 		vals = append(vals, o.V)
@@ -595,7 +594,8 @@ func signature(tools []Tool) string {
 	return string(b)
 }
 
-func toolNames(tools []Tool) []string {
+// Names are the tools' names, in order.
+func Names(tools []Tool) []string {
 	out := make([]string, len(tools))
 	for i, t := range tools {
 		out[i] = t.Name

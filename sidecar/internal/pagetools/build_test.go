@@ -8,7 +8,7 @@ import (
 )
 
 func searchForm(id, score int, submit string) rawForm {
-	return rawForm{ID: id, Submit: submit, Method: "get", Visible: true, Score: score,
+	return rawForm{ID: id, Submit: submit, Method: "get", Score: score,
 		Fields: []rawField{{Type: "search", Label: "Query", Empty: true, Required: true}}}
 }
 
@@ -18,7 +18,7 @@ func TestBuildCapKeepsTheMostProminentAndNamesDoNotDependOnTheCap(t *testing.T) 
 		p.Forms = append(p.Forms, searchForm(i, i, "Search"))
 	}
 	tools, refs := build(p, Config{MaxTools: 5}.withDefaults())
-	got := toolNames(tools)
+	got := Names(tools)
 	// The five highest scores are forms 15..19, named in page order
 	// before the cap: search_16 … search_20.
 	want := []string{"search_16", "search_17", "search_18", "search_19", "search_20"}
@@ -48,7 +48,7 @@ func TestBuildOrderAndPrecedence(t *testing.T) {
 	}
 	tools, refs := build(p, Config{ContentTool: true}.withDefaults())
 	want := []string{"book_table", "waitlist", "get-menu", "book_table_2", "open_dish", "call_us", "show_map", ContentToolName}
-	if got := toolNames(tools); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := Names(tools); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
 	byName := map[string]Tool{}

@@ -169,7 +169,7 @@ func (e *Engine) resolve(name string) (*document, *toolRef, error) {
 	if ref := doc.refs[name]; ref != nil {
 		return doc, ref, nil
 	}
-	names := toolNames(doc.tools)
+	names := Names(doc.tools)
 	if g, ok := e.gone[name]; ok {
 		why := "the page changed and no longer has it"
 		if g.navigated {
@@ -222,9 +222,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		}
 		var text string
 		_ = json.Unmarshal(raw, &text)
-		e.mu.Lock()
-		res.URL, res.Title, res.Tools = e.doc.url, e.doc.title, toolNames(e.doc.tools)
-		e.mu.Unlock()
+		e.describe(res)
 		res.PageText, res.content = cleanBlock(text, contentLimit(e.cfg)), true
 		return res, false, nil
 	}
@@ -248,7 +246,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		if uerr := json.Unmarshal(raw, &jr); uerr != nil {
 			return nil, false, fmt.Errorf("%s: unreadable answer from the page: %w", ref.name, uerr)
 		}
-	} else if e.counters().starts == before.starts && e.counters().commits == before.commits {
+	} else if now := e.counters(); now.starts == before.starts && now.commits == before.commits {
 		return nil, false, fmt.Errorf("%s: %w", ref.name, err)
 	}
 	// else the call navigated the page (an imperative tool can) and took
@@ -264,7 +262,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	case jr.Error == "gone":
 		_, _ = e.Discover(ctx)
 		e.mu.Lock()
-		names := toolNames(e.doc.tools)
+		names := Names(e.doc.tools)
 		e.mu.Unlock()
 		return nil, false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
 	case jr.Error != "":
@@ -292,9 +290,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	res.Output = cleanBlock(jr.Output, 4*e.cfg.TextLimit)
 
 	if err == nil && !jr.Submitted {
-		e.mu.Lock()
-		res.URL, res.Title, res.Tools = e.doc.url, e.doc.title, toolNames(e.doc.tools)
-		e.mu.Unlock()
+		e.describe(res)
 		res.Note = "The page declares this form for a person to submit (no toolautosubmit): it is filled in, waiting for them."
 		return res, false, nil
 	}
@@ -314,9 +310,8 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		// whether the tools changed.
 		_, _ = e.Discover(ctx)
 	}
+	d := e.describe(res)
 	e.mu.Lock()
-	d := e.doc
-	res.URL, res.Title, res.Tools = d.url, d.title, toolNames(d.tools)
 	res.ToolsChanged = e.pubSig != before.sig
 	e.mu.Unlock()
 	text := s.text
@@ -452,4 +447,14 @@ func (e *Engine) settle(ctx context.Context, ctxID int64, watch int, before coun
 		return settled{navigated: c, note: fmt.Sprintf("The tab was still loading after %s; its tools may still change.", e.cfg.NavTimeout)}
 	}
 	return settled{navigated: true}
+}
+
+// describe puts the page as last discovered into res (URL, title, tools),
+// and returns its document.
+func (e *Engine) describe(res *Result) *document {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.doc
+	res.URL, res.Title, res.Tools = d.url, d.title, Names(d.tools)
+	return d
 }

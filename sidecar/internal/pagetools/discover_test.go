@@ -33,7 +33,7 @@ func TestDiscoveryOnTheFixtureSite(t *testing.T) {
 		t.Run(c.page, func(t *testing.T) {
 			tb := b.newTab(t, s.URL+"/"+c.page, Config{})
 			tools := tb.eng.Tools()
-			if got := toolNames(tools); !reflect.DeepEqual(got, c.want) {
+			if got := Names(tools); !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("tools = %v, want %v", got, c.want)
 			}
 			for _, tl := range tools {
@@ -199,7 +199,7 @@ func TestNamesAreStableWhileTheDOMIsTheSame(t *testing.T) {
 	tb.eval(`document.getElementById('status').textContent = 'Checked just now'`)
 	select {
 	case <-tb.eng.Changed():
-		t.Fatalf("tools changed after an unrelated DOM change: %v", toolNames(tb.eng.Tools()))
+		t.Fatalf("tools changed after an unrelated DOM change: %v", Names(tb.eng.Tools()))
 	case <-time.After(600 * time.Millisecond):
 	}
 
@@ -236,14 +236,14 @@ func TestCapRanksByProminence(t *testing.T) {
 		fmt.Fprintf(&page, `<form><input name="q%d" aria-label="Code %d"><button>Check %d</button></form>`, i, i, i)
 	}
 	tb := b.newTab(t, s.page("many.html", page.String()), Config{MaxTools: 8})
-	got := toolNames(tb.eng.Tools())
+	got := Names(tb.eng.Tools())
 	if len(got) != 8 || got[0] != "plan_trip" {
 		t.Fatalf("tools = %v, want plan_trip and 7 others", got)
 	}
 	// The kept small forms keep the names they have uncapped.
 	all := b.newTab(t, s.URL+"/t/many.html", Config{MaxTools: 40})
 	names := map[string]bool{}
-	for _, n := range toolNames(all.eng.Tools()) {
+	for _, n := range Names(all.eng.Tools()) {
 		names[n] = true
 	}
 	for _, n := range got {
@@ -257,7 +257,7 @@ func TestStandaloneButtonsOnlyWhenFew(t *testing.T) {
 	s := serveSite(t)
 	b := startBrowser(t)
 	few := b.newTab(t, s.page("few.html", `<title>Few</title><main><h1>Repo</h1><button>Star</button> <button>Fork</button> <button aria-label="Watch repository">👁</button> <button disabled>Archive</button> <button style="display:none">Hidden</button></main>`), Config{})
-	if got := toolNames(few.eng.Tools()); !reflect.DeepEqual(got, []string{"star", "fork", "watch_repository"}) {
+	if got := Names(few.eng.Tools()); !reflect.DeepEqual(got, []string{"star", "fork", "watch_repository"}) {
 		t.Fatalf("few buttons: %v", got)
 	}
 	var many strings.Builder
@@ -267,7 +267,7 @@ func TestStandaloneButtonsOnlyWhenFew(t *testing.T) {
 	}
 	manyTab := b.newTab(t, s.page("many-buttons.html", many.String()), Config{})
 	if got := manyTab.eng.Tools(); len(got) != 0 {
-		t.Fatalf("twelve buttons are too many to be useful, got %v", toolNames(got))
+		t.Fatalf("twelve buttons are too many to be useful, got %v", Names(got))
 	}
 }
 
@@ -277,7 +277,7 @@ func TestContentTool(t *testing.T) {
 	tb := b.newTab(t, s.URL+"/inbox.html", Config{ContentTool: true})
 	tools := tb.eng.Tools()
 	if tools[len(tools)-1].Name != ContentToolName {
-		t.Fatalf("tools = %v", toolNames(tools))
+		t.Fatalf("tools = %v", Names(tools))
 	}
 	res := tb.call(ContentToolName, nil)
 	if !strings.Contains(res.PageText, "Lunch on Friday?") || res.Title != "Inbox (5)" || res.Submitted {

@@ -49,7 +49,7 @@ func TestHandleEventIgnoresWhatItDoesNotKnow(t *testing.T) {
 		t.Fatalf("a malformed navigation counted: %d commits, main frame %q", e.commits, e.mainFrame)
 	}
 	if len(e.Tools()) != 0 {
-		t.Fatalf("a report from a context the engine does not know was applied: %v", toolNames(e.Tools()))
+		t.Fatalf("a report from a context the engine does not know was applied: %v", Names(e.Tools()))
 	}
 	select {
 	case <-e.Changed():

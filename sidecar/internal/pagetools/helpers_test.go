@@ -251,7 +251,7 @@ func (tb *tab) waitChanged(within time.Duration) {
 	select {
 	case <-tb.eng.Changed():
 	case <-time.After(within):
-		tb.t.Fatalf("no tools-changed signal within %s; tools: %v", within, toolNames(tb.eng.Tools()))
+		tb.t.Fatalf("no tools-changed signal within %s; tools: %v", within, Names(tb.eng.Tools()))
 	}
 }
 
@@ -269,11 +269,11 @@ func (tb *tab) waitTools(names ...string) []Tool {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		tools := tb.eng.Tools()
-		if strings.Join(toolNames(tools), ",") == strings.Join(names, ",") {
+		if strings.Join(Names(tools), ",") == strings.Join(names, ",") {
 			return tools
 		}
 		if time.Now().After(deadline) {
-			tb.t.Fatalf("tools = %v, want %v", toolNames(tools), names)
+			tb.t.Fatalf("tools = %v, want %v", Names(tools), names)
 		}
 		select {
 		case <-tb.eng.Changed():
@@ -304,7 +304,7 @@ func tool(t testing.TB, tools []Tool, name string) Tool {
 			return tl
 		}
 	}
-	t.Fatalf("no tool %q in %v", name, toolNames(tools))
+	t.Fatalf("no tool %q in %v", name, Names(tools))
 	return Tool{}
 }
 

@@ -25,7 +25,7 @@ func TestRediscoveryAfterNavigation(t *testing.T) {
 	tb := b.attach(t, "")
 	tb.start(Config{})
 	if got := tb.eng.Tools(); len(got) != 0 {
-		t.Fatalf("a blank page has tools %v", toolNames(got))
+		t.Fatalf("a blank page has tools %v", Names(got))
 	}
 	tb.drainChanged()
 	tb.navigate(s.URL + "/flights.html")
@@ -166,7 +166,7 @@ func TestTheIsolatedWorld(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	if tb.reports.Load() != before || len(tb.eng.Tools()) != 1 {
-		t.Fatalf("a report from the page's world: tools %v", toolNames(tb.eng.Tools()))
+		t.Fatalf("a report from the page's world: tools %v", Names(tb.eng.Tools()))
 	}
 }
 
@@ -215,8 +215,8 @@ func TestTwoEnginesOnOnePage(t *testing.T) {
 	if err := second.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(toolNames(second.Tools()), toolNames(first.eng.Tools())) {
-		t.Fatalf("%v vs %v", toolNames(second.Tools()), toolNames(first.eng.Tools()))
+	if !reflect.DeepEqual(Names(second.Tools()), Names(first.eng.Tools())) {
+		t.Fatalf("%v vs %v", Names(second.Tools()), Names(first.eng.Tools()))
 	}
 	if err := second.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func TestAPageThatDoesNotLoad(t *testing.T) {
 	tb.navigate("http://127.0.0.1:1/nothing-listens-here")
 	tb.waitChanged(10 * time.Second)
 	if got := tb.eng.Tools(); len(got) != 0 {
-		t.Fatalf("the browser's error page has tools %v", toolNames(got))
+		t.Fatalf("the browser's error page has tools %v", Names(got))
 	}
 	_, err := tb.eng.Call(testCtx(t), "search_flights", nil)
 	if !errors.Is(err, ErrNavigatedAway) || !strings.HasSuffix(err.Error(), "the page has no tools now") {
@@ -343,7 +343,7 @@ func TestAnEmptyPageWhoseLoadNeverComes(t *testing.T) {
 	// The flight search's tools go within about a second, load or not.
 	tb.waitChanged(5 * time.Second)
 	if got := tb.eng.Tools(); len(got) != 0 {
-		t.Fatalf("tools = %v", toolNames(got))
+		t.Fatalf("tools = %v", Names(got))
 	}
 }
 
@@ -360,7 +360,7 @@ func TestALapsedLeaseLeavesThePageAloneUntilRenewed(t *testing.T) {
 	tb.eval(`document.getElementById('zip').value = '10001'; document.querySelector('#find button').click()`)
 	select {
 	case <-tb.eng.Changed():
-		t.Fatalf("a page whose lease lapsed was still watched: tools %v", toolNames(tb.eng.Tools()))
+		t.Fatalf("a page whose lease lapsed was still watched: tools %v", Names(tb.eng.Tools()))
 	case <-time.After(1500 * time.Millisecond):
 	}
 	tb.eng.renew()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -189,7 +190,7 @@ func (s *Schema) check(v any) error {
 		if !ok {
 			return fmt.Errorf("must be a string, not %s (%s)", jsonKind(v), s.expect())
 		}
-		if s.Enum != nil && !contains(s.Enum, str) {
+		if s.Enum != nil && !slices.Contains(s.Enum, str) {
 			return fmt.Errorf("must be one of %s", quoteList(s.Enum))
 		}
 		n := len([]rune(str))
@@ -325,15 +326,6 @@ func jsonKind(v any) string {
 		return "null"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteList(ss []string) string {

@@ -296,7 +296,7 @@
       heading: precedingHeading(headings, form),
       formName: attr(form, 'name') || clean(elId(form), cfg.textMax),
       method: formMethod(form), search: !!(closest(form, '[role=search]') || getAttr(form, 'role') === 'search' || fields.some((f) => f.type === 'search')),
-      visible: vis, score: prominence(form, vis), fields,
+      score: prominence(form, vis), fields,
     };
     if (declared) {
       out.toolName = attr(form, 'toolname', 200);
@@ -388,7 +388,7 @@
       seen.add(label);
       if (out.length < cfg.maxButtons) { out.push({ id: reg.length, label, score: prominence(b, true) }); reg.push({ el: b }); }
     }
-    return [total <= cfg.maxButtons ? out : [], total <= cfg.maxButtons ? reg : [], total];
+    return total <= cfg.maxButtons ? [out, reg] : [[], []];
   }
 
   async function imperativeTools() {
@@ -412,7 +412,7 @@
   }
 
   async function discover() {
-    const page = { url: docURL(document), title: clean(docTitle(document), cfg.textMax), forms: [], lists: [], buttons: [], buttonTotal: 0 };
+    const page = { url: docURL(document), title: clean(docTitle(document), cfg.textMax), forms: [], lists: [], buttons: [] };
     const reg = { forms: [], lists: [], buttons: [] };
     const body = docBody(document);
     if (body) {
@@ -430,8 +430,7 @@
       const lists = findLists(body, headings);
       page.lists = lists.map((l) => l[0]);
       reg.lists = lists.map((l) => l[1]);
-      const [buttons, breg, total] = findButtons(body, reg.lists);
-      page.buttons = buttons; reg.buttons = breg; page.buttonTotal = total;
+      [page.buttons, reg.buttons] = findButtons(body, reg.lists);
       labelIndex = null;
     }
     [page.imperative, page.imperativeStatus] = await imperativeTools();
@@ -576,7 +575,7 @@
 
   async function settle(id, firstMs, quietMs, maxMs, limit) {
     const w = watches.get(id);
-    if (!w) return { text: '', mutations: false, busy: false };
+    if (!w) return { text: '', busy: false };
     let busy = false;
     await new Promise((resolve) => {
       const tick = () => {
@@ -589,7 +588,7 @@
     });
     w.mo.disconnect();
     watches.delete(id);
-    return { text: changedText(w.nodes, limit), mutations: !!w.first, busy };
+    return { text: changedText(w.nodes, limit), busy };
   }
 
   function pageText(limit) {
@@ -727,7 +726,7 @@
       if (!a) return { error: 'gone' };
       const watch = watchStart();
       clickEl(a);
-      return { ok: true, submitted: true, watch, clicked: buttonLabel(a) };
+      return { ok: true, submitted: true, watch };
     }
     if (req.kind === 'button') {
       const r = reg.buttons[req.id];
