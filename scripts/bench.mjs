@@ -36,6 +36,7 @@ import { buildSidecar, requireGo } from './lib/build.mjs';
 import { binaryPath, childMCPs } from './lib/paths.mjs';
 import { pageToolsBenchmarks, pageToolsMCP } from './lib/benchpagetools.mjs';
 import { readStates } from './lib/statefiles.mjs';
+import { waitUntil } from './lib/procs.mjs';
 import { npmStart, startToToolsList } from './lib/benchnpm.mjs';
 import { buildBrowserExtension } from './lib/browserExtension.mjs';
 
@@ -110,13 +111,13 @@ try {
   const portArgs = [...ours.map((a) => (a === '--remote-debugging-pipe' ? '--remote-debugging-port=0' : a)), `${pages.url}/noise`];
   const straightBrowser = await spawnWithPort(browser, portArgs, path.join(work, 'straight'));
   const straight = `http://127.0.0.1:${straightBrowser.port}`;
-  const pageURL = async (base) => {
-    for (let i = 0; i < 200; i++) { // a browser just started may still be loading its first page
-      const page = (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise'));
-      if (page) return page.webSocketDebuggerUrl;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`no /noise page at ${base}`);
+  const pageURL = async (base) => { // a browser just started may still be loading its first page
+    let page;
+    await waitUntil(async () => {
+      page = (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise'));
+      return page;
+    }, { what: `the /noise page at ${base}` });
+    return page.webSocketDebuggerUrl;
   };
   const viaProxy = await cdp(await pageURL(cdpEndpoint));
   const direct = await cdp(await pageURL(straight));

@@ -9,7 +9,6 @@ import * as http from 'node:http';
 
 export interface HttpRequest {
   method?: string;
-  host?: string;
   port: number;
   path: string;
   headers?: Record<string, string | number>;
@@ -22,7 +21,6 @@ export interface HttpRequest {
 
 export interface HttpResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
   text: string;
 }
 
@@ -36,7 +34,7 @@ export class HttpError extends Error {
 
 export function request(r: HttpRequest): Promise<HttpResponse> {
   const method = r.method ?? 'GET';
-  const host = r.host ?? '127.0.0.1';
+  const host = '127.0.0.1';
   const maxBytes = r.maxBytes ?? 1 << 20;
   const what = `${method} http://${host}:${r.port}${r.path}`;
   return new Promise((resolve, reject) => {
@@ -85,7 +83,7 @@ export function request(r: HttpRequest): Promise<HttpResponse> {
         res.on('close', () => {
           if (!res.complete) finish(cut());
         });
-        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       },
     );
     const timer = setTimeout(() => finish(new HttpError(`${what}: no complete answer within ${r.timeoutMs} ms`, 'TIMEOUT')), r.timeoutMs);

@@ -11,6 +11,7 @@
 // (--cdp-endpoint); everyday — the user's own browser through the browser
 // extension. The state file's tier1/tier2/attach/everyday are the contract's
 // names for the same four.
+import type { StepFailure } from './setup';
 import { CoordinatorState, redactEndpoint } from './stateFile';
 
 export type NativeSupportKind = 'supported' | 'argvIgnored' | 'unavailable';
@@ -26,11 +27,6 @@ export interface NativeCdp {
   problem?: string;
 }
 
-export interface SetupProblem {
-  step: string;
-  message: string;
-}
-
 export interface StatusInput {
   coordinator?: CoordinatorState;
   native: NativeCdp;
@@ -39,7 +35,7 @@ export interface StatusInput {
   /** A control action in flight, e.g. "launching". */
   busy?: string;
   /** Setup steps that failed (each is retried by "Retry Setup"). */
-  problems?: SetupProblem[];
+  problems?: StepFailure[];
   /** Claude Code entries: some exist in an open folder; a stale one needs a repair. */
   claude?: { hasEntries: boolean; stale?: string };
   /** Workspace folders open. */

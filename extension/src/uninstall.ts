@@ -13,7 +13,6 @@
 // and argv.json is <data folder>/argv.json. A custom --extensions-dir says
 // nothing about the product, so then argv.json is left alone.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { removeOwnKey } from './argv';
 import { portFilePath } from './cdpPort';
@@ -69,9 +68,8 @@ export function uninstall(o: UninstallOptions): string[] {
   attempt('Claude Code', () => {
     const file = claudeJsonPath({ home: p.home, env: p.env });
     const removed: string[] = [];
-    let projects: Record<string, unknown> = {};
     const root: Location = { place: 'local', folder: '', file, jsonPath: ['projects'], label: file };
-    projects = readServers(root); // the projects map (readServers reads any object at a path)
+    const projects = readServers(root); // the projects map (readServers reads any object at a path)
     const inside = path.resolve(o.extensionDir) + path.sep;
     for (const [folder, project] of Object.entries(projects)) {
       const servers = (project as { mcpServers?: Record<string, { command?: unknown }> })?.mcpServers;
@@ -89,5 +87,5 @@ export function uninstall(o: UninstallOptions): string[] {
 
 if (require.main === module) {
   const extensionDir = path.resolve(__dirname, '..', '..');
-  for (const line of uninstall({ extensionDir, platform: { ...currentPlatform(), home: os.homedir() } })) console.log(line);
+  for (const line of uninstall({ extensionDir })) console.log(line);
 }

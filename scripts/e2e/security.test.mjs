@@ -162,8 +162,10 @@ test('another user\'s port file, or a port another user listens on, does not swi
 
   // The victim's own port file (as the extension writes it) naming the attacker's port: the socket is not theirs.
   fs.writeFileSync(path.join(stateDir, 'vscode-cdp-port'), `${port}\n`, { mode: 0o600 });
-  await new Promise((r) => setTimeout(r, 300)); // the watcher debounces, then probes
-  vscode = (await call(coord.client, 'coordinator_status')).structuredContent.vscode;
+  await waitUntil(async () => { // the watcher debounces, then probes
+    vscode = (await call(coord.client, 'coordinator_status')).structuredContent.vscode;
+    return /is listened on by uid/.test(vscode.reason);
+  }, { what: 'the coordinator to look at the new port file' });
   assert.equal(vscode.tier, 1, JSON.stringify(vscode));
   assert.match(vscode.reason, new RegExp(`port ${port} is listened on by uid \\d+, not by you`));
   assert.equal((await call(coord.client, 'coordinator_status')).structuredContent.state, 'idle', 'nothing connected to the attacker');

@@ -1,36 +1,12 @@
-// Reading coordinator state files from scripts (tests, demo, bench), with the
+// Reading coordinator state files from scripts (tests, bench), with the
 // same rules as the sidecar and the extension (docs/interfaces.md, "State
-// files"): the per-user state folder, trusted only when it is this user's
-// and no one else can write it; a state file read only when it is a regular
-// file (not a symlink) of this user with mode 0600.
+// files"): a state folder trusted only when it is this user's and no one
+// else can write it; a state file read only when it is a regular file (not
+// a symlink) of this user with mode 0600.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-export const STATE_DIR_ENV = 'BROWSER_COORDINATOR_STATE_DIR';
-
-/**
- * The state folder: override (--state-dir), else $BROWSER_COORDINATOR_STATE_DIR,
- * else Linux $XDG_RUNTIME_DIR/browser-coordinator, $XDG_STATE_HOME/browser-coordinator
- * or ~/.local/state/browser-coordinator; macOS $TMPDIR/browser-coordinator;
- * Windows %LOCALAPPDATA%\browser-coordinator.
- */
-export function stateDir({ override, env = process.env, platform = process.platform, home = os.homedir(), tmpdir = os.tmpdir() } = {}) {
-  if (override) return path.resolve(override);
-  if (env[STATE_DIR_ENV]) return path.resolve(env[STATE_DIR_ENV]);
-  if (platform === 'darwin') return path.join(tmpdir, 'browser-coordinator');
-  if (platform === 'win32') return path.join(env.LOCALAPPDATA || path.join(home, 'AppData', 'Local'), 'browser-coordinator');
-  if (env.XDG_RUNTIME_DIR) return path.join(env.XDG_RUNTIME_DIR, 'browser-coordinator');
-  if (env.XDG_STATE_HOME) return path.join(env.XDG_STATE_HOME, 'browser-coordinator');
-  return path.join(home, '.local', 'state', 'browser-coordinator');
-}
-
-/** Where the VS Code extension writes VS Code's CDP port: $TMPDIR on macOS, the state folder elsewhere. */
-export function portFilePath(opts = {}) {
-  const platform = opts.platform ?? process.platform;
-  if (platform === 'darwin') return path.join(opts.tmpdir ?? os.tmpdir(), 'vscode-cdp-port');
-  return path.join(stateDir(opts), 'vscode-cdp-port');
-}
+const STATE_DIR_ENV = 'BROWSER_COORDINATOR_STATE_DIR';
 
 const uid = () => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
@@ -73,9 +49,9 @@ function readTrusted(file) {
 /**
  * The trusted state files in dir, parsed (each with its path), skipping
  * temp files of atomic writes, files that vanish mid-read and files that are
- * not trusted (passed to onRefused). A folder that is not trusted throws.
+ * not trusted. A folder that is not trusted throws.
  */
-export function readStates(dir, { onRefused = () => {} } = {}) {
+export function readStates(dir) {
   let names = [];
   try {
     names = fs.readdirSync(dir);
@@ -93,10 +69,7 @@ export function readStates(dir, { onRefused = () => {} } = {}) {
       if (err.code === 'ENOENT') continue;
       throw err;
     }
-    if (text instanceof Error) {
-      onRefused(text);
-      continue;
-    }
+    if (text instanceof Error) continue;
     states.push({ path: file, ...JSON.parse(text) });
   }
   return states;

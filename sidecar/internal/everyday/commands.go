@@ -444,13 +444,7 @@ func (b *browser) release(t *target) {
 	a.users--
 	last := a.users <= 0
 	if last {
-		delete(b.attach, t.tabID)
-		delete(b.replay, t.tabID)
-		for child, tab := range b.children {
-			if tab == t.tabID {
-				delete(b.children, child)
-			}
-		}
+		b.forgetAttachment(t.tabID)
 	}
 	b.mu.Unlock()
 	if last {

@@ -189,10 +189,10 @@ func (b *browser) tabGone(tabID int, why string) {
 	b.c.log.Debug("tab gone", "tab", tabID, "why", why)
 }
 
-// debuggerDetached: the extension's debugger left the tab (the user
-// cancelled it in the browser's bar, the tab crashed): its page sessions end.
-func (b *browser) debuggerDetached(tabID int, reason string) {
-	b.mu.Lock()
+// forgetAttachment drops what the extension's debugger on a tab carried:
+// the attachment, what a second session would replay, the child sessions;
+// b.mu held.
+func (b *browser) forgetAttachment(tabID int) {
 	delete(b.attach, tabID)
 	delete(b.replay, tabID)
 	for child, tab := range b.children {
@@ -200,6 +200,13 @@ func (b *browser) debuggerDetached(tabID int, reason string) {
 			delete(b.children, child)
 		}
 	}
+}
+
+// debuggerDetached: the extension's debugger left the tab (the user
+// cancelled it in the browser's bar, the tab crashed): its page sessions end.
+func (b *browser) debuggerDetached(tabID int, reason string) {
+	b.mu.Lock()
+	b.forgetAttachment(tabID)
 	var sess []*session
 	for _, s := range b.sessions {
 		if s.kind == kindPage && s.tgt != nil && s.tgt.tabID == tabID {
