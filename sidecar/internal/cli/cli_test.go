@@ -336,6 +336,26 @@ func TestInstallCommand(t *testing.T) {
 	}
 }
 
+// A binary found on PATH is named by its name, which works on a teammate's
+// machine too; Claude Desktop's entry still takes its absolute path.
+func TestInstallNamesABinaryOnPath(t *testing.T) {
+	tools, ws, home := t.TempDir(), t.TempDir(), t.TempDir()
+	self, _ := filepath.EvalSymlinks(bin)
+	if err := os.Symlink(self, filepath.Join(tools, "browser-coordinator")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tools, "npx"), []byte("#!/bin/sh\n"), 0o755)
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "PATH=" + tools + ":/usr/bin:/bin"}
+	r := run(t, env, "install", "--host", "claude-code", "--workspace", ws, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, `"command": "browser-coordinator"`) || strings.Contains(r.stdout, self) {
+		t.Fatalf("%+v", r)
+	}
+	r = run(t, env, "install", "--host", "claude-desktop", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, `"command": "`+filepath.Join(tools, "browser-coordinator")+`"`) {
+		t.Fatalf("claude-desktop: %+v", r)
+	}
+}
+
 // Claude Desktop's entry, as the real binary writes it on Linux into a
 // fake home (macOS and Windows layouts: mcpconfig's tests).
 func TestInstallClaudeDesktop(t *testing.T) {

@@ -60,6 +60,14 @@ func runInstall(args []string, w io.Writer) int {
 			exe = resolved
 		}
 		o.Sidecar = exe
+		if onPath, err := exec.LookPath("browser-coordinator"); err == nil {
+			if resolved, err := filepath.EvalSymlinks(onPath); err == nil && resolved == exe {
+				// This very binary is on PATH: the entries name it so, and
+				// work on every machine that has it there (a teammate's, the
+				// next version's), not at this machine's path.
+				o.Sidecar = "browser-coordinator"
+			}
+		}
 		if inNpxCache(exe) {
 			// `npx -y browser-coordinator install …`: the binary sits in
 			// npx's cache, which is no place to point a config at. The
