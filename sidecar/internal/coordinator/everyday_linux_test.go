@@ -352,8 +352,9 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	if s.State != Running || !strings.Contains(s.Everyday.Reason, "disconnected") {
 		t.Fatalf("while the extension is away: %+v %+v", s, s.Everyday)
 	}
+	files := watchState(t, c.StatePath()) // watching before reading: a write in between is not missed
 	if f := readState(t, c); f.Everyday == nil || f.Everyday.Connected {
-		waitFor(t, watchState(t, c.StatePath()), func(f state.File) bool { return f.Everyday != nil && !f.Everyday.Connected })
+		waitFor(t, files, func(f state.File) bool { return f.Everyday != nil && !f.Everyday.Connected })
 	}
 	waitStatus(t, c, "the tabs gone", func(Status) bool { _, ok := c.FrontTab(); return !ok })
 	if err := c.Disconnected(); !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "resumes by itself") {
