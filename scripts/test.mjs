@@ -1,8 +1,10 @@
 // npm test: every test, on a fresh machine too. Installs what is missing —
 // npm packages, Go modules (go build fetches them), a browser and
 // code-server's build tools (as root on Debian, the way `npm run demo` does;
-// elsewhere it fails and prints the command to run) — builds the sidecar,
-// then runs vet, the cross-builds of all six targets, the Go tests (-race,
+// elsewhere it fails and prints the command to run) — runs the linters first
+// (gofmt, go vet and staticcheck for three OSes, ESLint, actionlint:
+// scripts/lib/lint.mjs), builds the sidecar, then runs the cross-builds of
+// all six targets, the Go tests (-race,
 // against a real Chromium) and the end-to-end tests (real child MCPs, the
 // official MCP SDK as client), then the VS Code extension: compile, unit
 // tests in plain Node, the linux-x64 VSIX, and that VSIX in a real VS Code:
@@ -12,7 +14,6 @@
 // The summary counts tests: how many ran, passed, failed and were skipped. A
 // skipped test did not run and is never counted as passed; each skip is
 // listed with its reason.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib/paths.mjs';
@@ -21,6 +22,7 @@ import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
 import { compileExtension, packVsix } from './lib/vsix.mjs';
 import { buildBrowserExtension, browserExtensionTests } from './lib/browserExtension.mjs';
 import { Tally, nodeTests, goTests } from './lib/tally.mjs';
+import { LINTERS } from './lib/lint.mjs';
 
 const started = Date.now();
 const failures = [];
@@ -41,17 +43,11 @@ async function step(name, fn) {
   return ok;
 }
 
-function run(cmd, args, env = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.error) throw r.error;
-  return r.status === 0;
-}
-
 await step('npm packages', () => ensureNpmDeps());
 console.log(requireGo());
+// The linters first: they are fast, and what they find is cheap to fix.
+for (const [name, lint] of LINTERS) await step(`lint: ${name}`, () => lint({ log: console.log }));
 const built = await step('build the sidecar', () => { buildSidecar(undefined, { log: console.log }); });
-await step('go vet (linux, darwin, windows)', () =>
-  ['linux', 'darwin', 'windows'].every((goos) => run('go', ['vet', './...'], { GOOS: goos })));
 await step(`cross-build ${allTargets.length} targets`, () => {
   for (const target of allTargets) buildSidecar(target, { log: console.log });
 });

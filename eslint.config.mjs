@@ -1,0 +1,43 @@
+// ESLint for the TypeScript of both extensions (extension/, type-checked
+// through each folder's tsconfig) and the JavaScript of scripts/ (the build,
+// test and release scripts, the npm package's launcher). `npm test` runs it
+// first (scripts/lib/lint.mjs); `npx eslint .` runs it alone.
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default defineConfig(
+  { ignores: ['out/', 'dist/', 'bin/', 'node_modules/', '.test-artifacts/', '.playwright-mcp/'] },
+  {
+    files: ['scripts/**/*.mjs', 'eslint.config.mjs'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'module', globals: globals.node },
+  },
+  {
+    // The npm package's launcher and its platform table: CommonJS, run by
+    // whatever Node the user has (engines: >=18).
+    files: ['scripts/npm/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+  },
+  {
+    files: ['extension/**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // node:test's test() and describe() return promises the runner itself
+      // waits for; a test file's top-level calls are not floating.
+      '@typescript-eslint/no-floating-promises': ['error', {
+        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite'] }],
+      }],
+    },
+  },
+  {
+    // The browser extension's code runs in the browser (service worker, popup).
+    files: ['extension/browser/src/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
+);
