@@ -15,6 +15,12 @@ export default defineConfig(
     languageOptions: { sourceType: 'module', globals: globals.node },
   },
   {
+    // The code-server tests hand functions to the page (evaluate), where
+    // they run with the page's globals.
+    files: ['scripts/e2e-vscode/*.mjs'],
+    languageOptions: { globals: { document: 'readonly' } },
+  },
+  {
     // The npm package's launcher and its platform table: CommonJS, run by
     // whatever Node the user has (engines: >=18).
     files: ['scripts/npm/*.js'],
@@ -28,6 +34,9 @@ export default defineConfig(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
+      // A test's `let x; … () => x …; x = found;` stands for state a callback
+      // reads later: a const would have to move below the callback.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // node:test's test() and describe() return promises the runner itself
       // waits for; a test file's top-level calls are not floating.
       '@typescript-eslint/no-floating-promises': ['error', {
