@@ -17,12 +17,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib/paths.mjs';
-import { ensureNpmDeps, ensureBrowser, installAdvice } from './lib/setup.mjs';
+import { ensureNpmDeps, ensureBrowser, detectedBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
 import { compileExtension, packVsix } from './lib/vsix.mjs';
 import { buildBrowserExtension, browserExtensionTests } from './lib/browserExtension.mjs';
 import { Tally, nodeTests, goTests } from './lib/tally.mjs';
 import { LINTERS } from './lib/lint.mjs';
+import { e2eFiles, raceDetector, testNames } from './lib/platforms.mjs';
 
 const started = Date.now();
 const failures = [];
@@ -52,10 +53,13 @@ await step(`cross-build ${allTargets.length} targets`, () => {
   for (const target of allTargets) buildSidecar(target, { log: console.log });
 });
 
-const browser = await step('a browser for the integration tests', () => {
-  const found = ensureBrowser({ install: true, log: console.log });
-  if (!found) throw new Error(installAdvice);
-  console.log(`browser: ${found}`);
+// The Go tests take theirs from BROWSER_COORDINATOR_TEST_BROWSER: on macOS
+// and Windows no browser is on PATH, so the sidecar's own detection finds it.
+let browserPath = process.env.BROWSER_COORDINATOR_TEST_BROWSER;
+const browser = await step('a browser for the integration tests', async () => {
+  browserPath ||= ensureBrowser({ install: true, log: console.log }) ?? (built ? await detectedBrowser() : undefined);
+  if (!browserPath) throw new Error(installAdvice);
+  console.log(`browser: ${browserPath}`);
 });
 
 // The browser extension (extension/browser): built before the Go tests, which load it into Chromium.
@@ -63,11 +67,17 @@ if (await step('browser extension: build (dist/browser-extension, the store zip)
   await step('browser extension: unit tests (plain node)', () =>
     nodeTests(tally, 'browser extension', browserExtensionTests()));
 }
-await step('go test -race ./...', () => goTests(tally, 'go', ['-race', '-count=1', './...']));
+const race = raceDetector();
+if (!race.ok) console.log(`go test runs without -race here: ${race.why}`);
+await step(`go test ${race.ok ? '-race ' : ''}./...`, () =>
+  goTests(tally, 'go', [...(race.ok ? ['-race'] : []), '-count=1', './...'], { env: browserPath ? { BROWSER_COORDINATOR_TEST_BROWSER: browserPath } : {} }));
 if (built && browser) {
-  const e2e = fs.readdirSync(path.join(root, 'scripts', 'e2e')).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join('scripts', 'e2e', f));
+  const { run, skipped } = e2eFiles();
+  for (const { file, reason } of skipped) {
+    for (const name of testNames(file)) tally.add('end-to-end', `${file}: ${name}`, 'skip', reason);
+  }
   await step('end-to-end (MCP SDK client, real child MCPs, real browser)', () =>
-    nodeTests(tally, 'end-to-end', e2e, { args: ['--test-concurrency=1'] }));
+    nodeTests(tally, 'end-to-end', run, { args: ['--test-concurrency=1'] }));
 }
 
 // ---- the VS Code extension ----

@@ -48,7 +48,7 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(isStateFileName('vscode-cdp-port'), false);
 });
 
-const uid = process.getuid!();
+const uid = process.getuid?.() ?? -1; // -1 on Windows, which has no uids
 const asRoot = uid === 0;
 
 test('the state folder: created 0700; refused when others can write it, when it is another user\'s, or a foreign symlink', (t) => {

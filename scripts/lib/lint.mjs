@@ -120,7 +120,7 @@ export function actionlint({ log = console.log } = {}) {
   const hasShellcheck = spawnSync('shellcheck', ['--version'], { stdio: 'ignore' }).status === 0;
   if (!hasShellcheck) log('shellcheck is not installed: actionlint checks the workflows without it (Debian: apt-get install shellcheck)');
   const args = hasShellcheck ? [] : ['-shellcheck='];
-  return report('actionlint', capture(bin, [...args, '-color=never']), log);
+  return report('actionlint', capture(bin, [...args, '-no-color']), log);
 }
 
 /** The linters in the order npm test runs them: the cheapest first. */
