@@ -9,11 +9,13 @@
 // official MCP SDK as client), then the VS Code extension: compile, unit
 // tests in plain Node, the linux-x64 VSIX, and that VSIX in a real VS Code:
 // code-server, on the oldest VS Code the extension supports and on the
-// newest code-server on npm (scripts/lib/codeserver.mjs).
+// newest code-server on npm (scripts/lib/codeserver.mjs); and last the
+// release's dry run (scripts/release.mjs: everything but the uploads).
 //
 // The summary counts tests: how many ran, passed, failed and were skipped. A
 // skipped test did not run and is never counted as passed; each skip is
 // listed with its reason.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib/paths.mjs';
@@ -113,6 +115,14 @@ if (built && browser) {
     await step(`${group}: Tier 2, the Simple Browser as the only page`, () =>
       nodeTests(tally, group, [path.join('scripts', 'e2e-vscode', 'tier2.test.mjs')], { env }));
   }
+}
+
+// The release, all but the uploads: last, as it builds bin/, out/ and dist/
+// again, with the release's stamps.
+if (process.platform === 'linux') {
+  await step('npm run release -- --dry-run', () => spawnSync(process.execPath, [path.join('scripts', 'release.mjs'), '--dry-run'], { cwd: root, stdio: 'inherit' }).status === 0);
+} else {
+  console.log('\nthe release dry run runs on Linux, where release.yml builds the release (and macOS rebuilds its binaries)');
 }
 
 const total = ((Date.now() - started) / 1000).toFixed(0);

@@ -12,6 +12,7 @@ export const everywhereE2E = [
   'lifecycle.test.mjs', // launch, the stable endpoint, restart, no orphan after a hard kill, wrap
   'platform.test.mjs', // install --host paths, the native-messaging manifest (and registry key), the per-user state folder
   'fixturesite.test.mjs', // plain Node: the fixture site's server
+  'release.test.mjs', // the release script's refusals and skips
 ];
 
 /** Why an end-to-end file runs on Linux only. A file not named here says so as its reason. */
