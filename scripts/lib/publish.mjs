@@ -32,7 +32,7 @@ const built = (dir) => JSON.parse(fs.readFileSync(path.join(dir, 'release.json')
 async function github({ dir, env, log }) {
   const b = built(dir);
   const files = [...b.assets, 'SHA256SUMS'].map((f) => path.join(dir, f));
-  const ghEnv = { ...env, GH_TOKEN: env.GITHUB_TOKEN };
+  const ghEnv = { ...env, GH_TOKEN: env.GITHUB_TOKEN, GH_REPO: env.GITHUB_REPOSITORY ?? REPO };
   if (sh('gh', ['release', 'view', b.tag], { env: ghEnv, capture: true }).status === 0) {
     log(`the GitHub release ${b.tag} exists: uploading its files again (--clobber)`);
     must(sh('gh', ['release', 'upload', b.tag, '--clobber', ...files], { env: ghEnv }), 'gh release upload');

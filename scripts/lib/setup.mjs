@@ -16,7 +16,7 @@ export function ensureNpmDeps({ log = console.log } = {}) {
   const cmd = fs.existsSync(lock) ? 'ci' : 'install';
   log(`installing npm packages (npm ${cmd}) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, [cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  execFileSync(npm, [cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' }); // Node runs a .cmd only through a shell
 }
 
 const browserNames = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'];
