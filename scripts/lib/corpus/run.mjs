@@ -1,0 +1,150 @@
+// The corpus runner: one server, one coordinator and its browser shared by
+// every task; each session (a TodoMVC app's five tasks, or one task) on a
+// tab of its own, its origin's storage cleared first. Each task: its
+// starting state set up by the corpus's own hands, the agent's attempt
+// (page tools, or Playwright MCP), then the check — in the page or on the
+// server — and the verdict:
+//   done right      the check passes
+//   wrong "done"    the tool answered success, the check fails (goal: none)
+//   honest failure  an error answer, or no tool fits (the agent gave up)
+//   no answer       a call got no answer within its time
+//   not runnable    the app does not run here as its package ships it
+import fs from 'node:fs';
+import path from 'node:path';
+import { startCorpusServer } from './server.mjs';
+import { corpusRoutes } from './tasks.mjs';
+import { attachPage } from './page.mjs';
+import { tryWithPageTools } from './pagetools.mjs';
+import { startCoordinator, startWrapped, call } from '../mcp.mjs';
+import { readStates } from '../statefiles.mjs';
+import { cdp } from '../cdpclient.mjs';
+
+export const verdicts = ['done right', 'wrong "done"', 'honest failure', 'no answer', 'not runnable'];
+
+/**
+ * Starts what the corpus needs under work: the server, a coordinator (its
+ * browser launched), and with playwright: true a wrapped Playwright MCP on
+ * the same browser. Resolves to { server, coord, pw?, endpoint, close() }.
+ */
+export async function startCorpus({ work, playwright = false }) {
+  const stateDir = path.join(work, 'state');
+  const cwd = path.join(work, 'ws');
+  fs.mkdirSync(cwd, { recursive: true });
+  const server = await startCorpusServer({ routes: corpusRoutes() });
+  const coord = await startCoordinator({ stateDir, cwd });
+  const closers = [() => server.close(), () => coord.close()];
+  try {
+    await call(coord.client, 'coordinator_launch_browser');
+    const { cdpEndpoint: endpoint } = readStates(stateDir).find((s) => s.pid === coord.pid) ?? readStates(stateDir)[0];
+    const coordinatorTools = (await coord.client.listTools()).tools;
+    const pw = playwright ? await startWrapped('playwright', { stateDir, cwd }) : undefined;
+    if (pw) closers.push(() => pw.close());
+    return { server, coord, pw, endpoint, coordinatorTools, close: async () => { for (const c of closers.reverse()) await c().catch(() => {}); } };
+  } catch (err) {
+    for (const c of closers.reverse()) await c().catch(() => {});
+    throw err;
+  }
+}
+
+/** Tasks grouped into sessions, in order. */
+export function sessions(tasks) {
+  const out = new Map();
+  for (const t of tasks) {
+    const k = t.session ?? t.id;
+    if (!out.has(k)) out.set(k, []);
+    out.get(k).push(t);
+  }
+  return [...out.values()];
+}
+
+async function clearStorage(endpoint, origin) {
+  const { webSocketDebuggerUrl } = await (await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(10_000) })).json();
+  const b = await cdp(webSocketDebuggerUrl);
+  try {
+    await b.call('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage,indexeddb,cookies,cache_storage,service_workers' });
+  } finally {
+    b.close();
+  }
+}
+
+/** Waits (bounded) until the page's readiness test holds: an app that renders after its load event. */
+async function ready(page, test, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  while (!(await page.eval(`() => !!(${test})`).catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`the page never showed ${test}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The agents: how each opens a session's tab and tries a task. */
+export const agents = {
+  pagetools: {
+    async open(env, url) {
+      const tab = (await call(env.coord.client, 'coordinator_open_tab', { url })).structuredContent;
+      return { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
+    },
+    attempt: (env, task) => tryWithPageTools(env.coord.client, task.intent, env.coordinatorTools),
+  },
+};
+
+/** Runs tasks with agent (a key of agents, or an agent); onResult(result) after each. Resolves to the results. */
+export async function runCorpus(env, tasks, { agent = 'pagetools', onResult = () => {} } = {}) {
+  const a = typeof agent === 'string' ? agents[agent] : agent;
+  const results = [];
+  const done = (r) => { results.push(r); onResult(r); };
+  for (const session of sessions(tasks)) {
+    if (session[0].skip) {
+      for (const t of session) done({ task: t, verdict: 'not runnable', detail: t.skip, calls: [] });
+      continue;
+    }
+    const url = env.server.url + session[0].url;
+    const sessionMark = env.server.mark();
+    await clearStorage(env.endpoint, new URL(url).origin);
+    const tab = await a.open(env, url);
+    const page = await attachPage(env.endpoint, tab.targetId);
+    try {
+      let broken;
+      for (const t of session) {
+        if (broken) { done({ task: t, verdict: 'not runnable', detail: broken, calls: [] }); continue; }
+        const r = await runTask(env, a, t, page, sessionMark);
+        if (r.verdict === 'not runnable') broken = r.detail;
+        done(r);
+      }
+    } finally {
+      page.close();
+      await tab.close().catch(() => {});
+    }
+  }
+  return results;
+}
+
+async function runTask(env, a, task, page, sessionMark) {
+  try {
+    await task.setup?.(page);
+    if (task.ready) await ready(page, task.ready);
+  } catch (err) {
+    const missing = env.server.since(sessionMark).filter((r) => r.status === 404).map((r) => r.path);
+    const why = missing.length ? `; the package lacks ${[...new Set(missing)].slice(0, 3).join(', ')}${missing.length > 3 ? ' …' : ''}` : page.errors.length ? `; the page's errors: ${page.errors.slice(0, 2).join(' | ')}` : '';
+    return { task, verdict: 'not runnable', detail: `${err.message}${why}`, calls: [] };
+  }
+  const mark = env.server.mark();
+  const t0 = performance.now();
+  const attempt = await a.attempt(env, task, page);
+  const wall = performance.now() - t0;
+  if (page.dialogOpen) await page.dialog(false).catch(() => {}); // so the page can be read; an unanswered dialog's effect never came
+  let check;
+  try {
+    check = await task.check({ page, received: env.server.since(mark) });
+  } catch (err) {
+    check = { ok: false, detail: `the check could not read the page: ${err.message}` };
+  }
+  return { task, ...attempt, wall, check, verdict: classify(check, attempt), detail: check.ok ? undefined : `${check.detail}${attempt.reason ? ` — ${attempt.reason}` : ''}` };
+}
+
+/** The verdict of an attempt given its check. */
+export function classify(check, attempt) {
+  if (check.ok) return 'done right';
+  if (attempt.verdict === 'answered-ok') return 'wrong "done"';
+  if (attempt.verdict === 'timeout') return 'no answer';
+  return 'honest failure';
+}
