@@ -25,7 +25,7 @@
 // field or the item placed). Parameters match a label by the share of the
 // label's words found in the parameter's name, title and description; a
 // choice parameter also matches when one of its options is the wanted value.
-import { tokens, overlap, saysAction, same, revealWords, dialogWords } from './words.mjs';
+import { tokens, overlap, saysAction, same, singular, revealWords, dialogWords } from './words.mjs';
 
 /** A parameter as the agent reads it: its words and its options ({ value, label }). */
 export function readParam(name, schema = {}) {
@@ -116,8 +116,10 @@ function placeItem(params, used, item, object) {
   }
   const withOption = params.find((p) => !used.has(p.name) && p.options.length && optionFor(p, item) !== undefined);
   if (withOption) return { param: withOption, value: optionFor(withOption, item) };
+  // A parameter named for the item itself ("item", "todo", "title"), not for a new value ("new_todo").
+  const objectWords = tokens(object).map(singular);
   const named = params.find((p) => !used.has(p.name) && p.type === 'string' && !p.options.length &&
-    tokens(p.name).some((w) => labelWords.includes(w) || tokens(object).includes(w)));
+    tokens(p.name).every((w) => labelWords.includes(w) || objectWords.includes(singular(w))));
   return named ? { param: named, value: String(item) } : undefined;
 }
 

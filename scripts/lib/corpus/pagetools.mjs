@@ -9,7 +9,7 @@ import { plan, planReveal, planDialog, remaining, nothingLeft, key } from './age
 import { saysAction, tokens } from './words.mjs';
 
 /** How long one page-tool call may take before the corpus calls it unanswered. */
-export const callTimeout = 20_000;
+export const callTimeout = 15_000;
 
 const bytesOf = (v) => Buffer.byteLength(JSON.stringify(v ?? null));
 const textOf = (res) => (res.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');

@@ -12,12 +12,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { startCorpusServer } from './server.mjs';
+import { uploadFile } from './apps/govuk.mjs';
 import { corpusRoutes } from './tasks.mjs';
 import { attachPage } from './page.mjs';
 import { tryWithPageTools } from './pagetools.mjs';
+import { tryWithPlaywright } from './playwright.mjs';
 import { startCoordinator, startWrapped, call } from '../mcp.mjs';
 import { readStates } from '../statefiles.mjs';
 import { cdp } from '../cdpclient.mjs';
+import { waitUntil } from '../procs.mjs';
 
 export const verdicts = ['done right', 'wrong "done"', 'honest failure', 'no answer', 'not runnable'];
 
@@ -30,6 +33,7 @@ export async function startCorpus({ work, playwright = false }) {
   const stateDir = path.join(work, 'state');
   const cwd = path.join(work, 'ws');
   fs.mkdirSync(cwd, { recursive: true });
+  fs.copyFileSync(uploadFile, path.join(cwd, path.basename(uploadFile))); // files an agent uploads are in its workspace
   const server = await startCorpusServer({ routes: corpusRoutes() });
   const coord = await startCoordinator({ stateDir, cwd });
   const closers = [() => server.close(), () => coord.close()];
@@ -39,7 +43,7 @@ export async function startCorpus({ work, playwright = false }) {
     const coordinatorTools = (await coord.client.listTools()).tools;
     const pw = playwright ? await startWrapped('playwright', { stateDir, cwd }) : undefined;
     if (pw) closers.push(() => pw.close());
-    return { server, coord, pw, endpoint, coordinatorTools, close: async () => { for (const c of closers.reverse()) await c().catch(() => {}); } };
+    return { server, coord, pw, endpoint, coordinatorTools, workspace: cwd, close: async () => { for (const c of closers.reverse()) await c().catch(() => {}); } };
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => {});
     throw err;
@@ -84,6 +88,21 @@ export const agents = {
       return { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
     },
     attempt: (env, task) => tryWithPageTools(env.coord.client, task.intent, env.coordinatorTools),
+  },
+  // Playwright MCP keeps one page of its own: each session navigates it.
+  playwright: {
+    async open(env, url) {
+      await call(env.pw.client, 'browser_navigate', { url });
+      const bare = (u) => u.replace(/#.*$/, '');
+      let target;
+      await waitUntil(async () => {
+        const list = await (await fetch(`${env.endpoint}/json/list`, { signal: AbortSignal.timeout(10_000) })).json();
+        target = list.find((t) => t.type === 'page' && bare(t.url) === bare(url));
+        return target;
+      }, { what: `Playwright MCP's page at ${url} among the browser's targets` });
+      return { targetId: target.id, close: async () => {} };
+    },
+    attempt: (env, task) => tryWithPlaywright(env.pw.client, task.intent, { workspace: env.workspace }),
   },
 };
 
@@ -134,7 +153,7 @@ async function runTask(env, a, task, page, sessionMark) {
   if (page.dialogOpen) await page.dialog(false).catch(() => {}); // so the page can be read; an unanswered dialog's effect never came
   let check;
   try {
-    check = await task.check({ page, received: env.server.since(mark) });
+    check = await task.check({ page, received: env.server.since(mark), acted: attempt.calls.length > 0 });
   } catch (err) {
     check = { ok: false, detail: `the check could not read the page: ${err.message}` };
   }

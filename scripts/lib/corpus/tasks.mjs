@@ -8,7 +8,7 @@
 //   effect        what a person would see when it is done: navigated, region
 //                 (part of the page changed), validation, dialog, none
 //   failureClass  the class of issue 17's failures the task probes
-//   check         async ({ page, received }) → { ok, detail }: read in the
+//   check         async ({ page, received, acted }) → { ok, detail }: read in the
 //                 page (page.eval) or from what the server received, never
 //                 from a tool's answer
 //   session       tasks of one session run in order on one tab (TodoMVC's five)

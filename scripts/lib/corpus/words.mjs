@@ -50,8 +50,8 @@ export function tokens(s) {
 export function overlap(want, have) {
   const w = [...new Set(tokens(want))];
   if (!w.length) return 0;
-  const h = new Set(Array.isArray(have) ? have.flatMap(tokens) : tokens(have));
-  return w.filter((x) => h.has(x) || h.has(singular(x))).length / w.length;
+  const h = new Set((Array.isArray(have) ? have.flatMap(tokens) : tokens(have)).map(singular));
+  return w.filter((x) => h.has(singular(x))).length / w.length;
 }
 
 /** A word without a plural s (todos → todo, pages → page). */
@@ -65,8 +65,8 @@ export function saysAction(action, toks) {
   return (actionWords[action] ?? [action]).some((w) => set.has(w) || set.has(singular(w)));
 }
 
-/** Text compared loosely: case, spacing and punctuation at the ends ignored. */
+/** Text compared loosely: case, spacing and a label's trailing colon or required mark ignored. */
 export function same(a, b) {
-  const norm = (s) => String(s).toLowerCase().replace(/\s+/g, ' ').trim().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+  const norm = (s) => String(s).toLowerCase().replace(/\s+/g, ' ').trim().replace(/\s*[:*]+$/, '');
   return norm(a) === norm(b);
 }

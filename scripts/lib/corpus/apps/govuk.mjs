@@ -93,7 +93,7 @@ export function answersOf({ legend, controls }) {
       fields[first.label] = pick.label;
       expect.push([name, pick.value]);
     } else if (first.type === 'file') {
-      fields[first.label] = { file: uploadFile };
+      fields[first.label] = { file: path.basename(uploadFile) };
       expect.push([name, { filename: path.basename(uploadFile) }]);
     } else {
       const v = sampleText(first);
@@ -104,7 +104,7 @@ export function answersOf({ legend, controls }) {
   return expect.length ? { fields, choose, expect } : undefined;
 }
 
-/** The file the upload tasks attach (it ships with the corpus). */
+/** The file the upload tasks attach (it ships with the corpus; the runner puts a copy in the agent's workspace). */
 export const uploadFile = path.join(root, 'scripts', 'corpus', 'upload.txt');
 
 /** Fixtures that differ only in classes and ids (the width variants of an input) have one signature: the corpus keeps the first. */
@@ -152,7 +152,7 @@ export function govukTasks() {
   return govukFixtures().flatMap((f) => {
     const answers = answersOf(controlsOf(f.html));
     if (!answers) return [];
-    const describe = [...Object.entries(answers.fields).map(([k, v]) => `${k}: ${typeof v === 'object' && !Array.isArray(v) ? v.file.split('/').at(-1) : [v].flat().join(', ')}`), ...answers.choose.map((c) => `choose ${c}`)];
+    const describe = [...Object.entries(answers.fields).map(([k, v]) => `${k}: ${typeof v === 'object' && !Array.isArray(v) ? v.file : [v].flat().join(', ')}`), ...answers.choose.map((c) => `choose ${c}`)];
     return [{
       id: `govuk/${f.component}/${slug(f.name)}`, app: `govuk-frontend/${f.component}`, url: f.path, effect: 'navigated',
       goal: `Answer the question (${describe.join('; ')}) and continue`,
