@@ -21,7 +21,7 @@
 //   +3 the item placed (an option of a parameter, a label parameter, a position), −3 not placed
 //   +1 the text placed, −3 not placed
 // A tool is a candidate when every required parameter is filled and its score
-// is at least 3 with some evidence (the action or object in its name, or a
+// is at least 2 with some evidence (the action or object in its name, or a
 // field or the item placed). Parameters match a label by the share of the
 // label's words found in the parameter's name, title and description; a
 // choice parameter also matches when one of its options is the wanted value.
@@ -196,7 +196,7 @@ export function plan(tools, intent, tried = new Set()) {
   let best;
   for (const t of tools) {
     const f = fit(t, intent);
-    if (!f || !f.evidence || f.score < 3 || tried.has(key(f))) continue;
+    if (!f || !f.evidence || f.score < 2 || tried.has(key(f))) continue;
     if (!best || f.score > best.score) best = f;
   }
   return best;

@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 /**
  * Opens a CDP session on the page target id at endpoint (the coordinator's
  * CDP endpoint, with its secret). Resolves to { eval(fn, ...args), key(name),
- * insertText(text), dialogs, dialogOpen, dialog(accept, text), errors, close() }.
+ * insertText(text), navigate(url), dialogs, dialogOpen, dialog(accept, text), errors, close() }.
  */
 export async function attachPage(endpoint, targetId) {
   const list = await (await fetch(`${endpoint}/json/list`, { signal: AbortSignal.timeout(10_000) })).json();
@@ -19,11 +19,12 @@ export async function attachPage(endpoint, targetId) {
   const waiting = new Map();
   const dialogs = [];
   const errors = [];
-  const state = { dialogOpen: false };
+  const state = { dialogOpen: false, loads: [] };
   ws.on('message', (data) => {
     const m = JSON.parse(data);
     if (m.method === 'Page.javascriptDialogOpening') { dialogs.push(m.params); state.dialogOpen = true; }
     if (m.method === 'Page.javascriptDialogClosed') state.dialogOpen = false;
+    if (m.method === 'Page.loadEventFired') for (const w of state.loads.splice(0)) w();
     if (m.method === 'Runtime.exceptionThrown') errors.push(m.params.exceptionDetails.exception?.description?.split('\n')[0] ?? m.params.exceptionDetails.text);
     if (m.method === 'Log.entryAdded' && m.params.entry.level === 'error') errors.push(`${m.params.entry.text} ${m.params.entry.url ?? ''}`.trim());
     const w = waiting.get(m.id);
@@ -64,6 +65,16 @@ export async function attachPage(endpoint, targetId) {
       await send('Input.dispatchKeyEvent', { type: 'keyDown', ...base, ...(name === 'Enter' ? { text: '\r' } : {}) });
       await send('Input.dispatchKeyEvent', { type: 'keyUp', ...base });
     },
+    /** Navigates the tab to url and waits (bounded) for its load event. */
+    async navigate(url, ms = 30_000) {
+      const loaded = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${url}: no load event in ${ms} ms`)), ms);
+        state.loads.push(() => { clearTimeout(timer); resolve(); });
+      });
+      const r = await send('Page.navigate', { url });
+      if (r.errorText) throw new Error(`${url}: ${r.errorText}`);
+      await loaded;
+    },
     /** Whether a JavaScript dialog is open now. */
     get dialogOpen() { return state.dialogOpen; },
     /** Answers an open JavaScript dialog. */
@@ -75,9 +86,14 @@ export async function attachPage(endpoint, targetId) {
 /** Every element matching selector, in the document and in open shadow roots (Polymer's apps keep their list there). */
 export function deepAllSource() {
   return `function deepAll(selector, root = document) {
-    if (typeof root?.querySelectorAll !== 'function') return [];
-    const out = [...root.querySelectorAll(selector)];
-    for (const el of root.querySelectorAll('*')) if (el.shadowRoot && el.shadowRoot !== root) out.push(...deepAll(selector, el.shadowRoot));
+    let out, every;
+    try {
+      out = Array.from(root.querySelectorAll(selector));
+      every = Array.from(root.querySelectorAll('*'));
+    } catch {
+      return []; // a shadow-DOM polyfill's stand-in root
+    }
+    for (const el of every) if (el.shadowRoot && el.shadowRoot !== root) out.push(...deepAll(selector, el.shadowRoot));
     return out;
   }`;
 }

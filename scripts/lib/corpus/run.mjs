@@ -43,7 +43,9 @@ export async function startCorpus({ work, playwright = false }) {
     const coordinatorTools = (await coord.client.listTools()).tools;
     const pw = playwright ? await startWrapped('playwright', { stateDir, cwd }) : undefined;
     if (pw) closers.push(() => pw.close());
-    return { server, coord, pw, endpoint, coordinatorTools, workspace: cwd, close: async () => { for (const c of closers.reverse()) await c().catch(() => {}); } };
+    const env = { server, coord, pw, endpoint, coordinatorTools, workspace: cwd };
+    env.close = async () => { await env.tab?.close(); for (const c of closers.reverse()) await c().catch(() => {}); };
+    return env;
   } catch (err) {
     for (const c of closers.reverse()) await c().catch(() => {});
     throw err;
@@ -82,10 +84,20 @@ async function ready(page, test, ms = 15_000) {
 
 /** The agents: how each opens a session's tab and tries a task. */
 export const agents = {
+  // One focused tab for every session (navigated by the corpus: a tab
+  // opened and closed per task costs a second each); a new one after a
+  // session that left its tab stuck.
   pagetools: {
     async open(env, url) {
+      if (env.tab) return { ...env.tab, navigate: true };
       const tab = (await call(env.coord.client, 'coordinator_open_tab', { url })).structuredContent;
-      return { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
+      env.tab = { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
+      return env.tab;
+    },
+    async done(env, results) {
+      if (!results.some((r) => r.verdict === 'no answer')) return;
+      await env.tab.close();
+      env.tab = undefined;
     },
     attempt: (env, task) => tryWithPageTools(env.coord.client, task.intent, env.coordinatorTools),
   },
@@ -119,25 +131,32 @@ export async function runCorpus(env, tasks, { agent = 'pagetools', onResult = ()
     const url = env.server.url + session[0].url;
     const sessionMark = env.server.mark();
     await clearStorage(env.endpoint, new URL(url).origin);
+    const o0 = performance.now();
     const tab = await a.open(env, url);
     const page = await attachPage(env.endpoint, tab.targetId);
+    const mine = [];
     try {
+      if (tab.navigate) await page.navigate(url);
+      const opened = performance.now() - o0;
       let broken;
       for (const t of session) {
         if (broken) { done({ task: t, verdict: 'not runnable', detail: broken, calls: [] }); continue; }
         const r = await runTask(env, a, t, page, sessionMark);
+        if (t === session[0]) r.phases = { ...r.phases, open: opened };
         if (r.verdict === 'not runnable') broken = r.detail;
+        mine.push(r);
         done(r);
       }
     } finally {
       page.close();
-      await tab.close().catch(() => {});
+      await a.done?.(env, mine).catch(() => {});
     }
   }
   return results;
 }
 
 async function runTask(env, a, task, page, sessionMark) {
+  const t0 = performance.now();
   try {
     await task.setup?.(page);
     if (task.ready) await ready(page, task.ready);
@@ -147,9 +166,9 @@ async function runTask(env, a, task, page, sessionMark) {
     return { task, verdict: 'not runnable', detail: `${err.message}${why}`, calls: [] };
   }
   const mark = env.server.mark();
-  const t0 = performance.now();
+  const t1 = performance.now();
   const attempt = await a.attempt(env, task, page);
-  const wall = performance.now() - t0;
+  const t2 = performance.now();
   if (page.dialogOpen) await page.dialog(false).catch(() => {}); // so the page can be read; an unanswered dialog's effect never came
   let check;
   try {
@@ -157,7 +176,8 @@ async function runTask(env, a, task, page, sessionMark) {
   } catch (err) {
     check = { ok: false, detail: `the check could not read the page: ${err.message}` };
   }
-  return { task, ...attempt, wall, check, verdict: classify(check, attempt), detail: check.ok ? undefined : `${check.detail}${attempt.reason ? ` — ${attempt.reason}` : ''}` };
+  const phases = { setup: t1 - t0, attempt: t2 - t1, check: performance.now() - t2 };
+  return { task, ...attempt, phases, check, verdict: classify(check, attempt), detail: check.ok ? undefined : `${check.detail}${attempt.reason ? ` — ${attempt.reason}` : ''}` };
 }
 
 /** The verdict of an attempt given its check. */
