@@ -5,7 +5,11 @@ const pct = (n, d) => `${((100 * n) / Math.max(d, 1)).toFixed(1)} %`;
 
 /** The rows [metric, direct, coordinator, ratio, goal, met]; quick samples one TodoMVC app in five. */
 export async function corpusRows({ work, quick, progress }) {
-  const b = await corpusBenchmark({ work, sample: quick ? 5 : 1, progress });
+  return corpusRowsOf(await corpusBenchmark({ work, sample: quick ? 5 : 1, progress }), quick);
+}
+
+/** The rows of a corpusBenchmark result. */
+export function corpusRowsOf(b, quick) {
   const { pageTools: p, playwright: w, covered: c } = b;
   const right = p.counts['done right'];
   const rows = [
