@@ -32,7 +32,7 @@ if (args.includes('--compare')) {
   const { corpusRowsOf } = await import('./lib/corpus/benchrows.mjs');
   const quick = args.includes('--quick');
   try {
-    const b = await corpusBenchmark({ work, sample: quick ? 5 : 1, progress: (m) => { if (!quiet) process.stderr.write(`${m}\n`); } });
+    const b = await corpusBenchmark({ work, sample: quick ? 5 : 1, filter, progress: (m) => { if (!quiet) process.stderr.write(`${m}\n`); } });
     if (json) console.log(JSON.stringify({ ...b, pageTools: { ...b.pageTools, wrong: b.pageTools.wrong.map((r) => r.task.id) }, playwright: { ...b.playwright, wrong: b.playwright.wrong.map((r) => r.task.id) } }, null, 1));
     else {
       console.log(formatSummary(b.pageTools), '\n');

@@ -18,14 +18,14 @@ const cost = (r) => ({
 
 /**
  * Runs the corpus both ways under work. sample: keep one TodoMVC app in
- * every `sample` (BENCH_QUICK); progress(message). Resolves to { pageTools,
+ * every `sample` (BENCH_QUICK); filter: the task ids to keep; progress(message). Resolves to { pageTools,
  * playwright (summaries), covered: { tasks, pageTools: cost, playwright:
  * cost }, perTask: [{ id, pageTools, playwright }] }.
  */
-export async function corpusBenchmark({ work, sample = 1, progress = () => {} }) {
+export async function corpusBenchmark({ work, sample = 1, filter, progress = () => {} }) {
   const dir = path.join(work, 'corpus');
   fs.mkdirSync(dir, { recursive: true });
-  const all = corpusTasks();
+  const all = corpusTasks().filter((t) => !filter || filter.test(t.id));
   const todo = (t) => t.session?.startsWith('todomvc/');
   const apps = [...new Set(all.filter(todo).map((t) => t.session))];
   const keep = new Set(apps.filter((_, i) => i % sample === 0));

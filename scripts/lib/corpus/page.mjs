@@ -71,6 +71,7 @@ export async function attachPage(endpoint, targetId) {
         const timer = setTimeout(() => reject(new Error(`${url}: no load event in ${ms} ms`)), ms);
         state.loads.push(() => { clearTimeout(timer); resolve(); });
       });
+      errors.length = 0; // the previous document's
       const r = await send('Page.navigate', { url });
       if (r.errorText) throw new Error(`${url}: ${r.errorText}`);
       await loaded;

@@ -34,7 +34,9 @@ export async function startCorpus({ work, playwright = false }) {
   const cwd = path.join(work, 'ws');
   fs.mkdirSync(cwd, { recursive: true });
   fs.copyFileSync(uploadFile, path.join(cwd, path.basename(uploadFile))); // files an agent uploads are in its workspace
-  const server = await startCorpusServer({ routes: corpusRoutes() });
+  // Two origins: the agents' apps keep their state in the origin's storage,
+  // and a page left open by one must not write into the other's.
+  const server = await startCorpusServer({ hosts: ['127.0.0.1', '127.0.0.2'], routes: corpusRoutes() });
   const coord = await startCoordinator({ stateDir, cwd });
   const closers = [() => server.close(), () => coord.close()];
   try {
@@ -88,8 +90,13 @@ export const agents = {
   // opened and closed per task costs a second each); a new one after a
   // session that left its tab stuck.
   pagetools: {
+    origin: (env) => env.server.urls[0],
     async open(env, url) {
-      if (env.tab) return { ...env.tab, navigate: true };
+      if (env.tab) {
+        // Playwright MCP's page may be in front (the bench runs both): focus ours again.
+        await call(env.coord.client, 'coordinator_focus_tab', { tabId: env.tab.targetId });
+        return { ...env.tab, navigate: true };
+      }
       const tab = (await call(env.coord.client, 'coordinator_open_tab', { url })).structuredContent;
       env.tab = { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
       return env.tab;
@@ -103,6 +110,7 @@ export const agents = {
   },
   // Playwright MCP keeps one page of its own: each session navigates it.
   playwright: {
+    origin: (env) => env.server.urls[1],
     async open(env, url) {
       await call(env.pw.client, 'browser_navigate', { url });
       const bare = (u) => u.replace(/#.*$/, '');
@@ -112,7 +120,9 @@ export const agents = {
         target = list.find((t) => t.type === 'page' && bare(t.url) === bare(url));
         return target;
       }, { what: `Playwright MCP's page at ${url} among the browser's targets` });
-      return { targetId: target.id, close: async () => {} };
+      // In front: Chromium throttles a tab behind, and Playwright's clicks wait for its frames.
+      await call(env.coord.client, 'coordinator_focus_tab', { tabId: target.id });
+      return { targetId: target.id };
     },
     attempt: (env, task) => tryWithPlaywright(env.pw.client, task.intent, { workspace: env.workspace }),
   },
@@ -128,7 +138,7 @@ export async function runCorpus(env, tasks, { agent = 'pagetools', onResult = ()
       for (const t of session) done({ task: t, verdict: 'not runnable', detail: t.skip, calls: [] });
       continue;
     }
-    const url = env.server.url + session[0].url;
+    const url = a.origin(env) + session[0].url;
     const sessionMark = env.server.mark();
     await clearStorage(env.endpoint, new URL(url).origin);
     const o0 = performance.now();
@@ -166,6 +176,10 @@ async function runTask(env, a, task, page, sessionMark) {
     return { task, verdict: 'not runnable', detail: `${err.message}${why}`, calls: [] };
   }
   const mark = env.server.mark();
+  // A check that passes before the attempt cannot tell anything: the task is broken, not the tool.
+  if ((await Promise.resolve().then(() => task.check({ page, received: [], acted: false })).catch(() => ({ ok: false }))).ok) {
+    return { task, verdict: 'not runnable', detail: 'its check passed before the attempt: the starting state is wrong', calls: [] };
+  }
   const t1 = performance.now();
   const attempt = await a.attempt(env, task, page);
   const t2 = performance.now();
@@ -177,7 +191,10 @@ async function runTask(env, a, task, page, sessionMark) {
     check = { ok: false, detail: `the check could not read the page: ${err.message}` };
   }
   const phases = { setup: t1 - t0, attempt: t2 - t1, check: performance.now() - t2 };
-  return { task, ...attempt, phases, check, verdict: classify(check, attempt), detail: check.ok ? undefined : `${check.detail}${attempt.reason ? ` — ${attempt.reason}` : ''}` };
+  const detail = check.ok
+    ? (attempt.verdict === 'answered-ok' ? undefined : `done, but the agent saw ${attempt.verdict}: ${attempt.reason}`)
+    : `${check.detail}${attempt.reason ? ` — ${attempt.reason}` : ''}`;
+  return { task, ...attempt, phases, check, verdict: classify(check, attempt), detail };
 }
 
 /** The verdict of an attempt given its check. */

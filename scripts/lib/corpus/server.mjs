@@ -41,16 +41,17 @@ export const mounts = {
 };
 
 /**
- * Starts the server on a free port of host. routes: { 'METHOD /path': (req, body) =>
+ * Starts the server on a free port of each of hosts (one log for all: two
+ * origins for two agents whose apps must not share storage). routes: { 'METHOD /path': (req, body) =>
  * { status, type, body } } for generated pages and APIs (a path ending in * matches a
- * prefix). Resolves to { url, close(), mark(), since(mark) }: mark() is the number of
+ * prefix). Resolves to { url (the first host's), urls, close(), mark(), since(mark) }: mark() is the number of
  * requests received so far, since(mark) those received after it, each { method,
  * path, query, fields, json, headers, status (static files) } with fields [[name, value]] (a file: value
  * { filename, size }).
  */
-export async function startCorpusServer({ host = '127.0.0.1', routes = {} } = {}) {
+export async function startCorpusServer({ hosts = ['127.0.0.1'], routes = {} } = {}) {
   const log = [];
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req, res) => {
     const u = new URL(req.url, 'http://x');
     const pathname = decodeURIComponent(u.pathname);
     let raw;
@@ -75,9 +76,21 @@ export async function startCorpusServer({ host = '127.0.0.1', routes = {} } = {}
       return;
     }
     entry.status = serveStatic(req, res, pathname);
-  });
-  const l = await listen(server, host);
-  return { ...l, mark: () => log.length, since: (m) => log.slice(m) };
+  };
+  const listening = [];
+  try {
+    for (const host of hosts) listening.push(await listen(http.createServer(handle), host));
+  } catch (err) {
+    for (const l of listening) await l.close();
+    throw err;
+  }
+  return {
+    url: listening[0].url,
+    urls: listening.map((l) => l.url),
+    close: () => Promise.all(listening.map((l) => l.close())),
+    mark: () => log.length,
+    since: (m) => log.slice(m),
+  };
 }
 
 function findRoute(routes, method, pathname) {
