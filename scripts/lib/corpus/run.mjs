@@ -19,7 +19,6 @@ import { tryWithPageTools } from './pagetools.mjs';
 import { tryWithPlaywright } from './playwright.mjs';
 import { startCoordinator, startWrapped, call } from '../mcp.mjs';
 import { readStates } from '../statefiles.mjs';
-import { cdp } from '../cdpclient.mjs';
 import { waitUntil } from '../procs.mjs';
 
 export const verdicts = ['done right', 'wrong "done"', 'honest failure', 'no answer', 'not runnable'];
@@ -45,7 +44,7 @@ export async function startCorpus({ work, playwright = false }) {
     const coordinatorTools = (await coord.client.listTools()).tools;
     const pw = playwright ? await startWrapped('playwright', { stateDir, cwd }) : undefined;
     if (pw) closers.push(() => pw.close());
-    const env = { server, coord, pw, endpoint, coordinatorTools, workspace: cwd };
+    const env = { server, coord, pw, endpoint, coordinatorTools, workspace: cwd, sessions: 0 };
     env.close = async () => { await env.tab?.close(); for (const c of closers.reverse()) await c().catch(() => {}); };
     return env;
   } catch (err) {
@@ -65,16 +64,6 @@ export function sessions(tasks) {
   return [...out.values()];
 }
 
-async function clearStorage(endpoint, origin) {
-  const { webSocketDebuggerUrl } = await (await fetch(`${endpoint}/json/version`, { signal: AbortSignal.timeout(10_000) })).json();
-  const b = await cdp(webSocketDebuggerUrl);
-  try {
-    await b.call('Storage.clearDataForOrigin', { origin, storageTypes: 'local_storage,indexeddb,cookies,cache_storage,service_workers' });
-  } finally {
-    b.close();
-  }
-}
-
 /** Waits (bounded) until the page's readiness test holds: an app that renders after its load event. */
 async function ready(page, test, ms = 15_000) {
   const deadline = Date.now() + ms;
@@ -84,23 +73,28 @@ async function ready(page, test, ms = 15_000) {
   }
 }
 
-/** The agents: how each opens a session's tab and tries a task. */
+/**
+ * The agents: the origin each uses, how each opens its tab (at url), goes
+ * to a session's app in it, and tries a task.
+ */
 export const agents = {
-  // One focused tab for every session (navigated by the corpus: a tab
-  // opened and closed per task costs a second each); a new one after a
-  // session that left its tab stuck.
+  // One focused tab for every session (a tab opened and closed per task
+  // costs a second each); a new one after a session that left it stuck.
   pagetools: {
     origin: (env) => env.server.urls[0],
     async open(env, url) {
       if (env.tab) {
         // Playwright MCP's page may be in front (the bench runs both): focus ours again.
         await call(env.coord.client, 'coordinator_focus_tab', { tabId: env.tab.targetId });
-        return { ...env.tab, navigate: true };
+        await env.tab.page.navigate(url);
+        return env.tab;
       }
       const tab = (await call(env.coord.client, 'coordinator_open_tab', { url })).structuredContent;
-      env.tab = { targetId: tab.id, close: () => call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }) };
+      const page = await attachPage(env.endpoint, tab.id);
+      env.tab = { targetId: tab.id, page, close: () => { page.close(); return call(env.coord.client, 'coordinator_close_tab', { tabId: tab.id }, { allowError: true }); } };
       return env.tab;
     },
+    go: (env, page, url) => page.navigate(url),
     async done(env, results) {
       if (!results.some((r) => r.verdict === 'no answer')) return;
       await env.tab.close();
@@ -113,17 +107,17 @@ export const agents = {
     origin: (env) => env.server.urls[1],
     async open(env, url) {
       await call(env.pw.client, 'browser_navigate', { url });
-      const bare = (u) => u.replace(/#.*$/, '');
       let target;
       await waitUntil(async () => {
         const list = await (await fetch(`${env.endpoint}/json/list`, { signal: AbortSignal.timeout(10_000) })).json();
-        target = list.find((t) => t.type === 'page' && bare(t.url) === bare(url));
+        target = list.find((t) => t.type === 'page' && t.url === url);
         return target;
       }, { what: `Playwright MCP's page at ${url} among the browser's targets` });
       // In front: Chromium throttles a tab behind, and Playwright's clicks wait for its frames.
       await call(env.coord.client, 'coordinator_focus_tab', { tabId: target.id });
       return { targetId: target.id };
     },
+    go: (env, page, url) => call(env.pw.client, 'browser_navigate', { url }),
     attempt: (env, task) => tryWithPlaywright(env.pw.client, task.intent, { workspace: env.workspace }),
   },
 };
@@ -140,13 +134,15 @@ export async function runCorpus(env, tasks, { agent = 'pagetools', onResult = ()
     }
     const url = a.origin(env) + session[0].url;
     const sessionMark = env.server.mark();
-    await clearStorage(env.endpoint, new URL(url).origin);
     const o0 = performance.now();
-    const tab = await a.open(env, url);
-    const page = await attachPage(env.endpoint, tab.targetId);
+    // Each session starts on a blank page of its app's origin, whose storage
+    // is emptied from inside (a page still open elsewhere cannot write it back).
+    const tab = await a.open(env, `${a.origin(env)}/corpus/blank?session=${++env.sessions}`);
+    const page = tab.page ?? await attachPage(env.endpoint, tab.targetId);
     const mine = [];
     try {
-      if (tab.navigate) await page.navigate(url);
+      await page.eval('() => { localStorage.clear(); sessionStorage.clear(); }');
+      await a.go(env, page, url);
       const opened = performance.now() - o0;
       let broken;
       for (const t of session) {
@@ -158,7 +154,7 @@ export async function runCorpus(env, tasks, { agent = 'pagetools', onResult = ()
         done(r);
       }
     } finally {
-      page.close();
+      if (!tab.page) page.close();
       await a.done?.(env, mine).catch(() => {});
     }
   }

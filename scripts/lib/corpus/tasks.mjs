@@ -36,5 +36,6 @@ export function corpusTasks() {
 
 /** The routes of the corpus server. */
 export function corpusRoutes() {
-  return { ...govukRoutes(), ...swaggerRoutes(), ...widgetRoutes(), ...dialogRoutes() };
+  const blank = () => ({ body: '<!doctype html><title>corpus</title>' }); // where each session starts
+  return { 'GET /corpus/blank': blank, ...govukRoutes(), ...swaggerRoutes(), ...widgetRoutes(), ...dialogRoutes() };
 }
