@@ -47,6 +47,8 @@ test('items: by position from the schema\'s base, by option, never into a parame
   assert.equal(plan([list], { action: 'open', object: 'email', item: 'Meeting notes' }), undefined, 'a label cannot become a position');
   const form = tool('todos', 'Page text: "todos"', { new_todo: { type: 'string' } });
   assert.equal(plan([form], { action: 'toggle', object: 'todo', item: 'Walk the dog' }), undefined);
+  const textForm = tool('todos', 'Page text: "todos"', { text: { type: 'string' } });
+  assert.equal(plan([textForm], { action: 'toggle', object: 'todo', item: 'Walk the dog' }), undefined, '"text" is a new value, not the item');
   assert.deepEqual(plan([form], { action: 'add', object: 'todo', text: 'Buy milk' }).args, { new_todo: 'Buy milk' });
   const toggle = tool('toggle_todo', 'Toggles an item.', { item: { type: 'string', enum: ['Buy milk', 'Walk the dog'] } }, ['item']);
   assert.deepEqual(plan([form, toggle], { action: 'toggle', object: 'todo', item: 'Walk the dog' }).args, { item: 'Walk the dog' });

@@ -104,7 +104,8 @@ function placeBooleans(params, used, labels, args) {
 }
 
 const positionWords = ['index', 'position', 'number', 'nth', 'row'];
-const labelWords = ['item', 'label', 'title', 'name', 'text', 'which'];
+// Words of a parameter that names an existing item ("text", "title" or "name" are as often a new value's: never).
+const labelWords = ['item', 'label', 'which', 'entry', 'row'];
 
 /** The parameter for the item: an option, a label parameter, or a position. */
 function placeItem(params, used, item, object) {
@@ -118,8 +119,10 @@ function placeItem(params, used, item, object) {
   if (withOption) return { param: withOption, value: optionFor(withOption, item) };
   // A parameter named for the item itself ("item", "todo", "title"), not for a new value ("new_todo").
   const objectWords = tokens(object).map(singular);
-  const named = params.find((p) => !used.has(p.name) && p.type === 'string' && !p.options.length &&
-    tokens(p.name).every((w) => labelWords.includes(w) || objectWords.includes(singular(w))));
+  const named = params.find((p) => {
+    const w = tokens(p.name);
+    return !used.has(p.name) && p.type === 'string' && !p.options.length && w.length && w.every((x) => labelWords.includes(x) || objectWords.includes(singular(x)));
+  });
   return named ? { param: named, value: String(item) } : undefined;
 }
 

@@ -55,9 +55,10 @@ export const todos = (page) => page.eval(todosSource);
 
 /** Types text into the new-todo input and presses Enter, by hand. */
 async function typeByHand(page, text) {
-  const focused = await page.eval(`() => { ${deepAllSource()} const i = deepAll('#new-todo, .new-todo')[0]; if (!i) return false;
+  const focus = () => page.eval(`() => { ${deepAllSource()} const i = deepAll('#new-todo, .new-todo')[0]; if (!i) return false;
     i.focus(); if (i.value) { i.value = ''; i.dispatchEvent(new Event('input', { bubbles: true })); } return true; }`);
-  if (!focused) throw new Error('no new-todo input');
+  // An app that renders its view again after start replaces the input: wait for the new one.
+  if (!(await focus()) && !(await until(page, (x) => x.ready, 'its new-todo input again').then(focus))) throw new Error('no new-todo input');
   await page.insertText(text);
   await page.key('Enter');
 }
