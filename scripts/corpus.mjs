@@ -6,7 +6,7 @@
 // id matches; --json prints the results as JSON instead of Markdown;
 // --playwright runs the same tasks with Playwright MCP instead. --compare
 // prints `npm run bench`'s corpus rows (both agents in one run; --quick:
-// one TodoMVC app in five), and the tasks page tools did right with each
+// one TodoMVC app and one GOV.UK fixture in five), and the tasks page tools did right with each
 // side's calls, time and bytes.
 import fs from 'node:fs';
 import os from 'node:os';

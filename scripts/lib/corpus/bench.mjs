@@ -17,8 +17,8 @@ const cost = (r) => ({
 });
 
 /**
- * Runs the corpus both ways under work. sample: keep one TodoMVC app in
- * every `sample` (BENCH_QUICK); filter: the task ids to keep; progress(message). Resolves to { pageTools,
+ * Runs the corpus both ways under work. sample: keep one TodoMVC app and
+ * one GOV.UK fixture in every `sample` (BENCH_QUICK); filter: the task ids to keep; progress(message). Resolves to { pageTools,
  * playwright (summaries), covered: { tasks, pageTools: cost, playwright:
  * cost }, perTask: [{ id, pageTools, playwright }] }.
  */
@@ -26,10 +26,11 @@ export async function corpusBenchmark({ work, sample = 1, filter, progress = () 
   const dir = path.join(work, 'corpus');
   fs.mkdirSync(dir, { recursive: true });
   const all = corpusTasks().filter((t) => !filter || filter.test(t.id));
-  const todo = (t) => t.session?.startsWith('todomvc/');
-  const apps = [...new Set(all.filter(todo).map((t) => t.session))];
-  const keep = new Set(apps.filter((_, i) => i % sample === 0));
-  const tasks = all.filter((t) => !todo(t) || keep.has(t.session));
+  // A sample keeps one in `sample` of the TodoMVC apps and of the GOV.UK fixtures, and all the rest.
+  const group = (t) => (t.session?.startsWith('todomvc/') ? t.session : t.id.startsWith('govuk/') ? t.id : undefined);
+  const groups = [...new Set(all.map(group).filter(Boolean))];
+  const keep = new Set(groups.filter((g, i) => i % sample === 0));
+  const tasks = all.filter((t) => !group(t) || keep.has(group(t)));
   const env = await startCorpus({ work: dir, playwright: true });
   const pt = [], pw = [];
   try {

@@ -3,7 +3,7 @@ import { corpusBenchmark } from './bench.mjs';
 
 const pct = (n, d) => `${((100 * n) / Math.max(d, 1)).toFixed(1)} %`;
 
-/** The rows [metric, direct, coordinator, ratio, goal, met]; quick samples one TodoMVC app in five. */
+/** The rows [metric, direct, coordinator, ratio, goal, met]; quick samples one TodoMVC app and one GOV.UK fixture in five. */
 export async function corpusRows({ work, quick, progress }) {
   return corpusRowsOf(await corpusBenchmark({ work, sample: quick ? 5 : 1, progress }), quick);
 }
