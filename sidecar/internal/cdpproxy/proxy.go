@@ -244,7 +244,7 @@ func (p *Proxy) Connections() int {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ref := (access.Checker{Origins: access.SameOrigin, Port: p.port}).Check(r); ref != nil {
+	if ref := (access.Checker{Port: p.port}).Check(r); ref != nil {
 		p.log.Warn("refused a CDP proxy request", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr, "reason", ref.Message)
 		access.Refuse(w, ref.Status, ref.Message)
 		return
