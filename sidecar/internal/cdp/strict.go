@@ -76,11 +76,11 @@ func ParseCommand(data []byte) (Message, error) {
 // set fills in one member of a command.
 func (m *Message) set(key string, raw []byte) error {
 	str := func() (string, error) {
-		var v string
-		if raw[0] != '"' || json.Unmarshal(raw, &v) != nil {
+		if raw[0] != '"' {
 			return "", fmt.Errorf("%w: its %s is not a string", ErrNotCommand, key)
 		}
-		return v, nil
+		s := scanner{data: raw} // read already: it decodes
+		return s.str(true)
 	}
 	var err error
 	switch key {
@@ -303,6 +303,10 @@ func (s *scanner) str(decode bool) (string, error) {
 	from := s.i
 	for s.i < len(s.data) {
 		c := s.data[s.i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			s.i++ // the common case, first
+			continue
+		}
 		switch {
 		case c == '"':
 			if decode {
@@ -324,8 +328,6 @@ func (s *scanner) str(decode bool) (string, error) {
 				out = utf8.AppendRune(out, r)
 			}
 			from = s.i
-		case c < utf8.RuneSelf:
-			s.i++
 		default:
 			r, n := utf8.DecodeRune(s.data[s.i:])
 			if r == utf8.RuneError && n == 1 {

@@ -134,3 +134,30 @@ func TestAClientsTextIsNeverSplitOnThePipe(t *testing.T) {
 		t.Errorf("the text after the NUL ran on the browser's own session: %s", targets)
 	}
 }
+
+// What reading a command strictly costs, for a typical command and a 1 MiB
+// script (the answers, which can be 50 MB, are never parsed).
+func BenchmarkParseCommand(b *testing.B) {
+	for name, text := range map[string]string{
+		"typical": `{"id":12,"method":"Runtime.callFunctionOn","sessionId":"9C5E1A2B3D4F5E6A7B8C9D0E1F2A3B4C","params":{"functionDeclaration":"function(){return this.textContent}","objectId":"-123.4.5","returnByValue":true}}`,
+		"1MiB":    `{"id":1,"method":"Runtime.evaluate","params":{"expression":"` + strings.Repeat(`x = \"é\";\n`, 1<<20/12) + `"}}`,
+	} {
+		data := []byte(text)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := cdp.ParseCommand(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/json.Valid", func(b *testing.B) { // the reference: a syntax check alone
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if !json.Valid(data) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}
