@@ -43,6 +43,9 @@ type serveFlags struct {
 	pageTools       string // dynamic, static or off
 	tools           string // default, or progressive (the seed's own surface)
 	followUserFocus bool   // progressive: focus follows the tab in front too
+
+	// allowOrigins are the web pages let in over --transport http (CORS).
+	allowOrigins []string
 }
 
 // headerList collects repeated --cdp-header 'Name: value' flags.
@@ -94,6 +97,8 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.tools, "tools", "default", "the tool surface: default (coordinator_* tools and page tools), or progressive (the tab model's own surface: connect_browser, list_tabs, open_tab, focus_tab, close_tab and the focused tab's tools, each when it applies)")
 	fs.BoolVar(&f.followUserFocus, "follow-user-focus", false, "with --tools progressive: the focused tab also follows the tab in front (a tab the user or another tool brings there)")
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
+	fs.Func("allow-origin", "with --transport http: a web page's origin (http://localhost:5173) that may use the server through CORS, with the token (repeatable; default none)",
+		func(v string) error { f.allowOrigins = append(f.allowOrigins, v); return nil })
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "browser-coordinator: unexpected argument %q (see --help)\n", fs.Arg(0))

@@ -69,7 +69,8 @@ func TestStartsWithoutABrowser(t *testing.T) {
 	f := readState(t, c)
 	if f.State != "idle" || f.ProxyPort != s.ProxyPort || f.PID != os.Getpid() || f.ControlToken == "" || len(f.ProxySecret) < 16 ||
 		f.CDPEndpoint != fmt.Sprintf("http://127.0.0.1:%d/%s", s.ProxyPort, f.ProxySecret) || f.Backend != state.BackendTier1 ||
-		f.WSEndpoint != fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser", s.ProxyPort, f.ProxySecret) {
+		f.WSEndpoint != fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser/coordinator", s.ProxyPort, f.ProxySecret) ||
+		f.WSEndpoint != f.WSURL() || f.WSEndpoint != c.Proxy().WSEndpoint() || f.CDPEndpoint != f.CDPURL() {
 		t.Fatalf("state file = %+v", f)
 	}
 	// What the agent sees never holds the secret.
