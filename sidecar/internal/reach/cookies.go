@@ -41,7 +41,8 @@ func (s scope) under(domain string) bool {
 }
 
 // readCookies keeps, in the browser's answer, the cookies the tabs see.
-func readCookies(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func readCookies(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	return cdp.Verdict{Then: func(a *cdp.Message) *cdp.Message {
 		if a.Error != nil {
 			return a
@@ -81,13 +82,15 @@ func cookieRefusal(s scope, c gjson.Result) string {
 }
 
 // writeCookie checks Network.setCookie, whose params are the cookie.
-func writeCookie(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func writeCookie(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	return refuseCookie(m, s, cookieRefusal(s, gjson.ParseBytes(m.Params)))
 }
 
 // writeCookies checks every cookie of Network.setCookies and
 // Storage.setCookies: one the tabs may not set refuses them all.
-func writeCookies(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func writeCookies(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	why := ""
 	gjson.GetBytes(m.Params, "cookies").ForEach(func(_, c gjson.Result) bool {
 		if r := cookieRefusal(s, c); r != "" {
@@ -101,7 +104,8 @@ func writeCookies(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
 
 // deleteCookies checks Network.deleteCookies (a url or a domain, which
 // Chromium matches exactly) and Page.deleteCookie (a url).
-func deleteCookies(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func deleteCookies(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	p := gjson.ParseBytes(m.Params)
 	u, domain := p.Get("url").String(), p.Get("domain").String()
 	why := ""
@@ -127,7 +131,8 @@ func refuseCookie(m *cdp.Message, s scope, why string) cdp.Verdict {
 }
 
 // clearAllCookies refuses a clear of the whole cookie jar.
-func clearAllCookies(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func clearAllCookies(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	return refuseMsg(m, "%s refused: it would delete the cookies of every site in the user's browser; "+
 		"delete the cookies of the tabs' sites (%s) with Network.deleteCookies and their url", m.Method, listed(s.hosts))
 }

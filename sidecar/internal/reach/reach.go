@@ -54,7 +54,7 @@ type Where struct {
 }
 
 // rule decides about one method.
-type rule func(p Policy, w Where, s scope, m *cdp.Message) cdp.Verdict
+type rule func(p Policy, w Where, m *cdp.Message) cdp.Verdict
 
 // browserRules are what a browser session may send besides the Browser and
 // Target domains: the cookie jar, as the tabs see it.
@@ -123,29 +123,28 @@ var storageMethods = set("getStorageKeyForFrame", "getStorageKey", "clearDataFor
 
 // Command decides about one command; the zero Verdict passes it on.
 func (p Policy) Command(w Where, m *cdp.Message) cdp.Verdict {
-	s := newScope(w.Tabs)
 	domain, method, _ := strings.Cut(m.Method, ".")
 	if !w.Page {
 		if r := browserRules[m.Method]; r != nil {
-			return r(p, w, s, m)
+			return r(p, w, m)
 		}
 		if domain == "Browser" || domain == "Target" {
-			return pass(p, w, s, m)
+			return pass(p, w, m)
 		}
 		return refuseMsg(m, "%s on a browser session would run on the whole of the user's browser (every site's data, every tab), which the everyday backend does not offer: "+
 			"send it on the session of a tab the agent sees (Target.attachToTarget with flatten: true)", m.Method)
 	}
 	if r := pageRules[m.Method]; r != nil {
-		return r(p, w, s, m)
+		return r(p, w, m)
 	}
 	switch {
 	case domain == "Target":
 		return refuseMsg(m, "%s is not offered on a page session of the everyday browser: a page offers Target.setAutoAttach (its frames and workers), getTargetInfo, detachFromTarget and createTarget (a new tab for the agent); "+
 			"find and attach to the other tabs from a browser session", m.Method)
 	case domain == "Storage" && storageMethods[method], originDomains[domain]:
-		return sameOrigins(p, w, s, m)
+		return sameOrigins(p, w, m)
 	case tabDomains[domain]:
-		return pass(p, w, s, m)
+		return pass(p, w, m)
 	}
 	return refuseMsg(m, "%s is not offered in the everyday browser: the %s domain reaches past the tab (other sites' data, the browser's own settings, other programs); "+
 		"the tab's own domains (Page, Runtime, DOM, Network, Input, Emulation, …) are", m.Method, domain)
@@ -160,11 +159,11 @@ func (p Policy) CheckFile(url string) error {
 	return &FileError{URL: url, Hint: p.FilesHint}
 }
 
-func pass(Policy, Where, scope, *cdp.Message) cdp.Verdict { return cdp.Verdict{} }
+func pass(Policy, Where, *cdp.Message) cdp.Verdict { return cdp.Verdict{} }
 
 // refuse is a rule that refuses its method, because.
 func refuse(because string) rule {
-	return func(_ Policy, _ Where, _ scope, m *cdp.Message) cdp.Verdict {
+	return func(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
 		return refuseMsg(m, "%s is refused in the everyday browser: %s", m.Method, because)
 	}
 }
@@ -175,12 +174,12 @@ func refuseMsg(m *cdp.Message, format string, a ...any) cdp.Verdict {
 
 // keepDownloads: downloads stay as the user set them in their own browser
 // (as Browser.setDownloadBehavior, which the everyday backend answers).
-func keepDownloads(_ Policy, _ Where, _ scope, m *cdp.Message) cdp.Verdict {
+func keepDownloads(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
 	return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
 }
 
 // agentTabOnly: a page may close or crash only a tab the agent opened.
-func agentTabOnly(_ Policy, w Where, _ scope, m *cdp.Message) cdp.Verdict {
+func agentTabOnly(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
 	if w.AgentTab {
 		return cdp.Verdict{}
 	}

@@ -68,7 +68,7 @@ var webSchemes = set("http", "https", "data", "blob")
 
 // opens is the rule of a command that loads the URL in field into a tab.
 func opens(field string) rule {
-	return func(p Policy, _ Where, _ scope, m *cdp.Message) cdp.Verdict {
+	return func(p Policy, _ Where, m *cdp.Message) cdp.Verdict {
 		u := gjson.GetBytes(m.Params, field).String()
 		if err := p.CheckFile(u); err != nil {
 			return refuseMsg(m, "%s to %s refused: %v", m.Method, shorten(u), err)
@@ -105,7 +105,8 @@ func (e *FileError) Error() string {
 // loadResource: Network.loadNetworkResource fetches a URL as the page's
 // frame, with the user's cookies and past the page's CORS checks: only
 // from the origins of the tabs.
-func loadResource(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func loadResource(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	u := gjson.GetBytes(m.Params, "url").String()
 	if o, _, ok := webOrigin(u); ok && s.hasOrigin(o) {
 		return cdp.Verdict{}
@@ -121,7 +122,8 @@ var originParams = []string{"origin", "securityOrigin", "ownerOrigin", "storageK
 	"storageBucket.storageKey", "bucket.storageKey", "bucketFileSystemLocator.storageKey", "cacheId"}
 
 // sameOrigins: every origin a storage command names is a tab's.
-func sameOrigins(_ Policy, _ Where, s scope, m *cdp.Message) cdp.Verdict {
+func sameOrigins(_ Policy, w Where, m *cdp.Message) cdp.Verdict {
+	s := newScope(w.Tabs)
 	for _, path := range originParams {
 		v := gjson.GetBytes(m.Params, path)
 		if !v.Exists() || v.String() == "" {
