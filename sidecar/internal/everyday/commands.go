@@ -192,6 +192,12 @@ func (b *browser) browserCommand(s *session, m cdpIn) {
 	case "Target.setRemoteLocations", "Target.exposeDevToolsProtocol", "Target.autoAttachRelated", "Target.openDevTools":
 		b.fail(m.ID, m.SessionID, codeServerError, "%s is not available in the user's own browser (the everyday backend)", m.Method)
 	default:
+		if strings.HasPrefix(m.Method, "Browser.") || strings.HasPrefix(m.Method, "Target.") {
+			// The virtual browser answers these domains itself: what it
+			// does not answer reaches nothing.
+			b.fail(m.ID, m.SessionID, codeServerError, "%s is not available in the user's own browser (the everyday backend)", m.Method)
+			return
+		}
 		// A browser-level call the reach policy let through (the cookie
 		// jar, as the tabs see it) that chrome.debugger has no browser
 		// target for: run it through one of this coordinator's attached
