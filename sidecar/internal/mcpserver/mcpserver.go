@@ -105,7 +105,7 @@ func (h *handlers) tools() []toolDef {
 				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers); everyday: the user's own browser, with their logins, in the tabs they share (needs the Browser Coordinator extension)."},
 				"browserPath":{"type":"string","description":"Path of a browser executable to use instead of a detected one."},
 				"headless":{"type":"boolean","description":"true: no window; false: a visible window."},
-				"url":{"type":"string","description":"Page to open first (http, https, file, about or data URL)."}
+				"url":{"type":"string","description":"Page to open first (http, https, about or data URL; file only when the coordinator was started to allow local files)."}
 			},"additionalProperties":false}`, typeEnum), statusSchema),
 			h.launch},
 		{newTool("coordinator_stop_browser", "Stop the browser",

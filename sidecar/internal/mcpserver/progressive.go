@@ -402,6 +402,9 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 	if !pr.isConnected() {
 		return pr.notConnected("open_tab"), nil
 	}
+	if err := pr.c.CheckOpen(u); err != nil { // the blank tab reused below is loaded directly
+		return toolError(fmt.Errorf("open_tab: %w", err)), nil
+	}
 	id, err := pr.reuseBlank(ctx, u, focus)
 	if err != nil {
 		return toolError(fmt.Errorf("open_tab: %w", err)), nil
