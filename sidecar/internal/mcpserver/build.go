@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -87,6 +88,10 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	if o.PageTools != PageToolsOff {
 		p = &pageSurface{c: c, log: log, dynamic: dynamic}
 		opts = append(opts, server.WithToolFilter(p.filter))
+		// What a session was shown goes with it.
+		hooks := &server.Hooks{}
+		hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { p.forget(s) })
+		opts = append(opts, server.WithHooks(hooks))
 	}
 	if dynamic {
 		// The tool list changes with the focused tab: say so (list_changed).

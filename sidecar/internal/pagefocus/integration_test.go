@@ -102,16 +102,16 @@ func TestFollowTheTabInFront(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := tr.PeekTab(ctx, inbox.ID, inbox.URL)
-	if err != nil || !slices.Contains(names(tools), "search_inbox") {
-		t.Fatalf("the background tab's tools: %v %v", names(tools), err)
+	peeked, err := tr.PeekTab(ctx, inbox.ID, inbox.URL)
+	if err != nil || !slices.Contains(names(peeked.Tools), "search_inbox") {
+		t.Fatalf("the background tab's tools: %v %v", names(peeked.Tools), err)
 	}
 	if f := tr.Snapshot(); f.TabID != flights.ID {
 		t.Fatalf("focus moved to the background tab: %+v", f)
 	}
 
 	// A call that navigates: the focused tab's tools follow.
-	res, err := tr.Call(ctx, "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
+	res, err := tr.CallShown(ctx, tr.Snapshot().Shown(), "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
 	if err != nil || !res.Navigated {
 		t.Fatalf("search_flights: %+v %v", res, err)
 	}
@@ -131,9 +131,9 @@ func TestFollowTheTabInFront(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peeked := tr.Peek(ctx, tabs)
-	if got := names(peeked[flights.ID]); !slices.Contains(got, "open_result") {
-		t.Fatalf("the unfocused results tab: %v (all: %v)", got, peeked)
+	counted := tr.Peek(ctx, tabs)
+	if got := names(counted[flights.ID]); !slices.Contains(got, "open_result") {
+		t.Fatalf("the unfocused results tab: %v (all: %v)", got, counted)
 	}
 
 	// Closing the focused tab leaves none focused, although another is in front now.
@@ -170,7 +170,7 @@ func TestFollowTheTabInFront(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFocus(t, tr, "after stop", func(f Focus) bool { return f.TabID == "" })
-	if _, err := tr.Call(ctx, "open_result", map[string]any{"index": 0.0}); !errors.Is(err, ErrNoFocus) {
+	if _, err := tr.CallShown(ctx, Shown{}, "open_result", map[string]any{"index": 0.0}); !errors.Is(err, ErrNoFocus) {
 		t.Fatalf("a call with no focus: %v", err)
 	}
 	if c.Status().State != coordinator.Stopped {
@@ -218,7 +218,7 @@ func TestExplicitFocus(t *testing.T) {
 	if err != nil || f.TabID != shopB.ID {
 		t.Fatalf("focus B: %+v %v", f, err)
 	}
-	res, err := tr.Call(ctx, "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
+	res, err := tr.CallShown(ctx, f.Shown(), "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
 	if err != nil || !strings.Contains(res.PageText, "$") {
 		t.Fatalf("search on shop B: %+v %v", res, err)
 	}
