@@ -10,6 +10,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -91,6 +92,11 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 		// What a session was shown goes with it.
 		hooks := &server.Hooks{}
 		hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { p.forget(s) })
+		if dynamic {
+			// A listing shows, and binds the session's calls to, the
+			// focused page as it is now, not as at the last change heard.
+			hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { p.refresh() })
+		}
 		opts = append(opts, server.WithHooks(hooks))
 	}
 	if dynamic {

@@ -256,3 +256,100 @@ func TestACrashedTabIsNotFocused(t *testing.T) {
 		t.Fatalf("the crashed tab was focused again: %+v", f)
 	}
 }
+
+// untilTabs waits until the browser's tabs satisfy ok.
+func untilTabs(t *testing.T, c *coordinator.Coordinator, what string, ok func([]coordinator.Tab) bool) []coordinator.Tab {
+	t.Helper()
+	events, unsub := c.Subscribe()
+	defer unsub()
+	deadline := time.After(20 * time.Second)
+	for {
+		tabs, err := c.RunningTabs(ctxFor(t))
+		if err == nil && ok(tabs) {
+			return tabs
+		}
+		select {
+		case <-events:
+		case <-time.After(200 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("%s: tabs %+v (%v)", what, tabs, err)
+		}
+	}
+}
+
+// A tab a page opened (window.open from a tab behind, a link with a
+// target) comes to the front of the browser but does not take the focus by
+// itself, not even when it navigates; the agent's focus_tab still moves it.
+func TestATabAPageOpenedDoesNotTakeTheFocus(t *testing.T) {
+	site := serveSite(t)
+	c := newCoordinator(t)
+	tr := New(Coordinator(c), Config{Follow: true}, true)
+	defer tr.Close()
+	ctx := ctxFor(t)
+	behind, err := c.OpenTab(ctx, site+"/inbox.html", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank, err := c.OpenTab(ctx, site+"/signin.html", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFocus(t, tr, "the bank", func(f Focus) bool { return f.TabID == bank.ID && slices.Contains(names(f.Tools), "sign_in") })
+
+	s, err := c.AttachTab(ctx, behind.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": `window.open('/flights.html?popup'); const a = Object.assign(document.createElement('a'), {href: '/stores.html?blank', target: '_blank'}); document.body.append(a); a.click()`, "userGesture": true}); err != nil {
+		t.Fatal(err)
+	}
+	opened := func(tabs []coordinator.Tab, query string) (coordinator.Tab, bool) {
+		for _, tab := range tabs {
+			if strings.HasSuffix(tab.URL, query) {
+				return tab, true
+			}
+		}
+		return coordinator.Tab{}, false
+	}
+	tabs := untilTabs(t, c, "the popups", func(tabs []coordinator.Tab) bool {
+		_, a := opened(tabs, "?popup")
+		_, b := opened(tabs, "?blank")
+		return a && b
+	})
+	popup, _ := opened(tabs, "?popup")
+	blank, _ := opened(tabs, "?blank")
+	if popup.OpenerID != behind.ID || blank.OpenerID != behind.ID {
+		t.Fatalf("openers: popup %q, link %q, want %q", popup.OpenerID, blank.OpenerID, behind.ID)
+	}
+	if err := tr.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if front, _ := c.FrontTab(); front.ID == bank.ID {
+		t.Fatalf("the popups never came to the front: %+v", front)
+	}
+	if f := tr.Snapshot(); f.TabID != bank.ID {
+		t.Fatalf("a tab a page opened took the focus: %+v", f)
+	}
+	// It navigates by itself: still not focused.
+	p, err := c.AttachTab(ctx, popup.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Call(ctx, "Runtime.evaluate", map[string]any{"expression": `location.href = '/flights.html?again'`}); err != nil {
+		t.Fatal(err)
+	}
+	untilTabs(t, c, "the popup navigated", func(tabs []coordinator.Tab) bool { _, ok := opened(tabs, "?again"); return ok })
+	if err := tr.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Snapshot(); f.TabID != bank.ID {
+		t.Fatalf("a tab a page opened took the focus when it navigated: %+v", f)
+	}
+	// coordinator_focus_tab's way: the agent brings it to the front.
+	if _, err := c.FocusTab(ctx, popup.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFocus(t, tr, "the popup the agent focused", func(f Focus) bool { return f.TabID == popup.ID })
+}

@@ -133,8 +133,12 @@ type Tracker struct {
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
-// becomes front, or navigates there, is a new key.
-type frontKey struct{ id, url string }
+// becomes front, navigates there, or is brought there (activated), is a new
+// key.
+type frontKey struct {
+	id, url   string
+	activated bool
+}
 
 // New starts a tracker; active says whether it focuses tabs from the start
 // (see SetActive). Close it.
@@ -375,7 +379,7 @@ func (t *Tracker) front() (frontKey, coordinator.Tab, bool) {
 	if !ok || t.cfg.Skip != nil && t.cfg.Skip(tab.ID) {
 		return frontKey{}, coordinator.Tab{}, false
 	}
-	return frontKey{tab.ID, tab.URL}, tab, true
+	return frontKey{tab.ID, tab.URL, tab.Activated}, tab, true
 }
 
 // exists asks the browser whether a tab is still open.
