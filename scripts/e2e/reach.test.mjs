@@ -203,7 +203,7 @@ test('a call made from the tools of a page the tab has left does nothing, in eve
     await lookalike.until('/bank.html', served);
     const refused = await callTool({ email: 'ada@example.com', password: `stale-${surface}` }, { allowError: true });
     assert.equal(refused.isError, true, `${surface}: ${refused.text}`);
-    assert.match(refused.text, new RegExp(`gone with the page it was listed for: the tab has since navigated to ${lookalike.url}/bank\\.html; nothing was done`), surface);
+    assert.ok(refused.text.includes(`gone with the page it was listed for (${url}): the tab has since navigated to ${lookalike.url}/bank.html; nothing was done`), `${surface}: ${refused.text}`);
     assert.match(refused.text, surface === 'static' ? /call coordinator_page_tools again/ : /list the tools again \(tools\/list\)/, surface);
     assert.ok(!lookalike.passwords().includes(`stale-${surface}`), `${surface}: the look-alike got the password`);
     assert.ok(!bank.passwords().includes(`stale-${surface}`), surface);

@@ -17,7 +17,8 @@ import (
 // A session is shown page tools by:
 //
 //   - tools/list (the default surface and the progressive one): the page
-//     tools it lists, under their MCP names;
+//     tools it lists, under their MCP names (and the engine's, for the
+//     static pair);
 //   - coordinator_page_tools (the static pair): the tools it answers, under
 //     the engine's names, which coordinator_call_page_tool takes;
 //   - the answers that name a tab's tools: coordinator_open_tab and
@@ -70,13 +71,15 @@ func remember(m map[string]shownTool, name string, t shownTool) {
 	m[name] = t
 }
 
-// showListed records the page tools a listing shows the session (tools is
-// what it lists: page tools and others); p.mu held.
+// showListedLocked records the page tools a listing shows the session
+// (listedNames: their MCP names), for calls under either name; p.mu held.
 func (p *pageSurface) showListedLocked(ctx context.Context, listedNames []string) {
 	v := p.seenLocked(ctx)
 	for _, name := range listedNames {
 		if lt, ok := p.shown[name]; ok {
-			remember(v.listed, name, shownTool{name: lt.name, on: lt.on})
+			t := shownTool{name: lt.name, on: lt.on}
+			remember(v.listed, name, t)
+			remember(v.named, lt.name, t) // the static pair may call it too
 		}
 	}
 }

@@ -50,7 +50,7 @@ type Engine interface {
 	Page() (url, title string)
 	View() pagetools.View
 	Discover(ctx context.Context) ([]pagetools.Tool, error)
-	CallOn(ctx context.Context, doc pagetools.DocumentID, name string, args map[string]any) (*pagetools.Result, error)
+	CallOn(ctx context.Context, doc pagetools.Document, name string, args map[string]any) (*pagetools.Result, error)
 	Close(ctx context.Context) error
 }
 

@@ -552,7 +552,9 @@ func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool
 func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args map[string]any) (*pagetools.Result, error) {
 	f := t.current()
 	if f == nil {
-		if err := t.Unavailable(); err != nil {
+		if err := t.Unavailable(); err != nil && shown.URL != "" {
+			return nil, fmt.Errorf("%s (shown for the tab at %s): %w", name, shown.URL, err)
+		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if shown.TabID == "" {
@@ -562,7 +564,7 @@ func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args 
 	if f == nil || f.tab.ID != shown.TabID {
 		return nil, t.moved(ctx, name, shown, f)
 	}
-	res, err := f.eng.CallOn(ctx, shown.Doc, name, args)
+	res, err := f.eng.CallOn(ctx, pagetools.Document{ID: shown.Doc, URL: shown.URL}, name, args)
 	var pe *pagetools.Error
 	if err != nil && !errors.As(err, &pe) {
 		if u := t.Unavailable(); u != nil {

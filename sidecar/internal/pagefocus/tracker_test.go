@@ -221,13 +221,13 @@ func (e *fakeEngine) View() pagetools.View {
 	return pagetools.View{Doc: pagetools.DocumentID(e.tab + "@" + e.url), URL: e.url, Tools: append([]pagetools.Tool(nil), e.tools...)}
 }
 func (e *fakeEngine) Discover(context.Context) ([]pagetools.Tool, error) { return e.Tools(), nil }
-func (e *fakeEngine) CallOn(_ context.Context, doc pagetools.DocumentID, name string, _ map[string]any) (*pagetools.Result, error) {
+func (e *fakeEngine) CallOn(_ context.Context, doc pagetools.Document, name string, _ map[string]any) (*pagetools.Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, pagetools.ErrClosed
 	}
-	if doc != "" && string(doc) != e.tab+"@"+e.url {
+	if doc.ID != "" && string(doc.ID) != e.tab+"@"+e.url {
 		return nil, &pagetools.Error{Kind: pagetools.ErrNavigatedAway, Msg: "navigated to " + e.url}
 	}
 	return &pagetools.Result{Tool: name, URL: e.url}, nil

@@ -126,11 +126,11 @@ type jsCall struct {
 
 // Call is CallOn for whatever document the tab shows.
 func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*Result, error) {
-	return e.CallOn(ctx, "", name, args)
+	return e.CallOn(ctx, Document{}, name, args)
 }
 
 // CallOn runs the page tool name with args (as decoded from JSON) on
-// document doc (the one whose tools the caller was shown; "" for any): it
+// document doc (the one whose tools the caller was shown; none for any): it
 // fills the form's fields as a person would (focus, value, input and change
 // events), submits it or clicks, waits until the page has settled (a new
 // page and its tools, or the DOM quiet, bounded), and answers what
@@ -138,7 +138,7 @@ func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*R
 // get an *Error and leave the page as it was. A form that would send a
 // credential to another origin than the page's is refused unless args
 // hold AllowCrossOrigin: true.
-func (e *Engine) CallOn(ctx context.Context, doc DocumentID, name string, args map[string]any) (*Result, error) {
+func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map[string]any) (*Result, error) {
 	e.callMu.Lock()
 	defer e.callMu.Unlock()
 	if args == nil {
@@ -186,12 +186,16 @@ func (e *Engine) CallOn(ctx context.Context, doc DocumentID, name string, args m
 	}
 }
 
-func (e *Engine) resolve(want DocumentID, name string) (*document, *toolRef, error) {
+func (e *Engine) resolve(want Document, name string) (*document, *toolRef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	doc := e.doc
-	if want != "" && DocumentID(doc.id) != want {
-		return nil, nil, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone with the page it was listed for: the tab has since navigated to %s; nothing was done", name, doc.url), Tools: Names(doc.tools)}
+	if want.ID != "" && DocumentID(doc.id) != want.ID {
+		listed := ""
+		if want.URL != "" {
+			listed = " (" + want.URL + ")"
+		}
+		return nil, nil, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone with the page it was listed for%s: the tab has since navigated to %s; nothing was done", name, listed, doc.url), Tools: Names(doc.tools)}
 	}
 	if ref := doc.refs[name]; ref != nil {
 		return doc, ref, nil

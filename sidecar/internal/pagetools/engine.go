@@ -364,6 +364,12 @@ func (e *Engine) Tools() []Tool {
 // another (CallOn).
 type DocumentID string
 
+// Document is a document as a caller was shown it: its id and URL.
+type Document struct {
+	ID  DocumentID
+	URL string
+}
+
 // View is the page the tools belong to, as last discovered: its document,
 // URL, title and tools, taken together.
 type View struct {

@@ -147,7 +147,7 @@ func TestACallForAnotherDocumentDoesNothing(t *testing.T) {
 	if _, err := tb.eng.Discover(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := tb.eng.CallOn(testCtx(t), shown.Doc, "sign_in", map[string]any{"email": "ada@example.com", "password": "correct horse battery"})
+	_, err := tb.eng.CallOn(testCtx(t), Document{ID: shown.Doc, URL: shown.URL}, "sign_in", map[string]any{"email": "ada@example.com", "password": "correct horse battery"})
 	if !errors.Is(err, ErrNavigatedAway) || !strings.Contains(err.Error(), "signin.html?again") || !strings.Contains(err.Error(), "nothing was done") {
 		t.Fatalf("a call for the document before: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestACallForAnotherDocumentDoesNothing(t *testing.T) {
 		t.Fatalf("the call typed into the new document: %v", v)
 	}
 	// The document shown now is the one to call.
-	if res, err := tb.eng.CallOn(testCtx(t), tb.eng.View().Doc, "sign_in", map[string]any{"email": "ada@example.com", "password": "correct horse battery"}); err != nil || !strings.Contains(res.PageText, "Welcome back") {
+	if res, err := tb.eng.CallOn(testCtx(t), Document{ID: tb.eng.View().Doc}, "sign_in", map[string]any{"email": "ada@example.com", "password": "correct horse battery"}); err != nil || !strings.Contains(res.PageText, "Welcome back") {
 		t.Fatalf("the document shown now: %+v %v", res, err)
 	}
 }
