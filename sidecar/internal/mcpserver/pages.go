@@ -528,19 +528,19 @@ func (p *pageSurface) listStatic(ctx context.Context, req mcp.CallToolRequest) (
 	}
 	// The answer holds each tool twice (structured, and as text for hosts
 	// that read only text): together within the page tools' cap.
-	budget := pagetools.MaxListBytes - 2*len(b.String()) - 512
+	budget := pagetools.MaxListBytes - 2*len(b.String()) - 1024
 	var left, shown []string
 	for _, t := range snap.Tools {
 		it := staticItem{t.Name, t.Description, t.InputSchema, t.Annotations}
 		entry := fmt.Sprintf("\n\n%s: %s\ninput schema: %s", t.Name, t.Description, t.InputSchema)
 		itemJSON, _ := json.Marshal(it)
 		entryJSON, _ := json.Marshal(entry)
-		if n := len(itemJSON) + len(entryJSON); len(left) > 0 || n > budget {
+		n := len(itemJSON) + len(entryJSON)
+		if len(left) > 0 || n > budget {
 			left = append(left, t.Name)
 			continue
-		} else {
-			budget -= n
 		}
+		budget -= n
 		out.Tools = append(out.Tools, it)
 		shown = append(shown, t.Name)
 		b.WriteString(entry)

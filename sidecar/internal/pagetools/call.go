@@ -303,51 +303,8 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	// else the call navigated the page (an imperative tool can) and took
 	// its world with it: settle below follows the navigation.
 
-	props := map[int]string{}
-	for p, i := range ref.fields {
-		props[i] = p
-	}
-	switch {
-	case jr.Error == "stale":
-		return nil, true, nil
-	case jr.Error == "gone":
-		_, _ = e.Discover(ctx)
-		e.mu.Lock()
-		names := Names(e.doc.tools)
-		e.mu.Unlock()
-		return nil, false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
-	case jr.Error != "":
-		return nil, false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
-	case len(jr.Invalid) > 0:
-		v := jr.Invalid[0]
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q %s; nothing was changed", ref.name, props[v.F], cleanText(v.Message, propMax))}
-	case len(jr.Rejected) > 0:
-		var parts []string
-		for _, r := range jr.Rejected {
-			what := props[r.F]
-			if what == "" {
-				what = "the page's field " + quotePage(firstNonEmpty(r.Label, "without a name"), 60)
-			} else {
-				what = strconv.Quote(what)
-			}
-			parts = append(parts, what+": "+quotePage(r.Message, propMax))
-		}
-		return nil, false, &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page rejected the input (the browser's validation message follows); nothing was submitted and the fields are as they were: %s", ref.name, strings.Join(parts, "; "))}
-	case jr.CrossOrigin != "":
-		var what []string
-		for _, c := range jr.Credentials {
-			if p := props[c.F]; p != "" {
-				what = append(what, strconv.Quote(p))
-			} else {
-				what = append(what, "the page's field "+quotePage(firstNonEmpty(c.Label, "without a name"), 60))
-			}
-		}
-		return nil, false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
-			ref.name, strings.Join(what, ", "), cleanText(jr.CrossOrigin, 200), originOf(doc.url), AllowCrossOrigin, cleanText(jr.CrossOrigin, 200))}
-	case jr.Range != nil && *jr.Range == 0:
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
-	case jr.Range != nil:
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list has %d item(s) now, 0 to %d", ref.name, *jr.Range, *jr.Range-1)}
+	if retry, rerr := e.refused(ctx, ref, doc, jr); retry || rerr != nil {
+		return nil, retry, rerr
 	}
 	res.Output = cleanBlock(jr.Output, 4*e.cfg.TextLimit)
 
@@ -389,6 +346,55 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		res.Note = "No visible change on the page."
 	}
 	return res, false, nil
+}
+
+// refused turns the script's refusal of a call into the error that says
+// why (nil: none); retry: the page's registry had moved on.
+func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr jsCall) (retry bool, err error) {
+	props := map[int]string{}
+	for p, i := range ref.fields {
+		props[i] = p
+	}
+	field := func(i int, label string) string {
+		if p := props[i]; p != "" {
+			return strconv.Quote(p)
+		}
+		return "the page's field " + quotePage(firstNonEmpty(label, "without a name"), 60)
+	}
+	switch {
+	case jr.Error == "stale":
+		return true, nil
+	case jr.Error == "gone":
+		_, _ = e.Discover(ctx)
+		e.mu.Lock()
+		names := Names(e.doc.tools)
+		e.mu.Unlock()
+		return false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
+	case jr.Error != "":
+		return false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
+	case len(jr.Invalid) > 0:
+		v := jr.Invalid[0]
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q %s; nothing was changed", ref.name, props[v.F], cleanText(v.Message, propMax))}
+	case len(jr.Rejected) > 0:
+		var parts []string
+		for _, r := range jr.Rejected {
+			parts = append(parts, field(r.F, r.Label)+": "+quotePage(r.Message, propMax))
+		}
+		return false, &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page rejected the input (the browser's validation message follows); nothing was submitted and the fields are as they were: %s", ref.name, strings.Join(parts, "; "))}
+	case jr.CrossOrigin != "":
+		var what []string
+		for _, c := range jr.Credentials {
+			what = append(what, field(c.F, c.Label))
+		}
+		to := cleanText(jr.CrossOrigin, 200)
+		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
+			ref.name, strings.Join(what, ", "), to, originOf(doc.url), AllowCrossOrigin, to)}
+	case jr.Range != nil && *jr.Range == 0:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
+	case jr.Range != nil:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list has %d item(s) now, 0 to %d", ref.name, *jr.Range, *jr.Range-1)}
+	}
+	return false, nil
 }
 
 // jsValues are the arguments as the script fills them in: field index and
