@@ -484,7 +484,7 @@ func (p *pageSurface) staticTools() []toolDef {
 		true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, pageToolsSchema)
 	list.Annotations.OpenWorldHint = hint(true)
 	call := newTool("coordinator_call_page_tool", "Call a page tool",
-		"Call one of the focused tab's page tools (see coordinator_page_tools) by name with its arguments: it fills the form the way a person would and submits it, or clicks, waits until the page settles, and answers where the tab is now, what changed, and the page's tools now.",
+		"Call one of the focused tab's page tools (see coordinator_page_tools) by name with its arguments: it fills the form the way a person would and submits it, or clicks, waits until the page settles, and answers where the tab is now, what changed, and the page's tools now. It runs only on the tab and page it was listed for: if another tab is focused now, or the page navigated, nothing is done and the answer says what changed.",
 		false, true, false, `{"type":"object","properties":{
 			"name":{"type":"string","description":"The page tool's name, from coordinator_page_tools."},
 			"arguments":{"type":"object","description":"Its arguments, as its input schema says."}
