@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -412,7 +411,7 @@ func (p *pageSurface) movedText(called string, m *pagefocus.MovedError, listed b
 	case m.Now.ID == "":
 		b.WriteString(": no tab is focused")
 	default:
-		fmt.Fprintf(&b, ": tab %s came to the front, at %s (%s)", p.tabRef(m.Now.ID), originOf(m.Now.URL), clip(m.Now.URL, maxURLShown))
+		fmt.Fprintf(&b, ": tab %s came to the front, at %s (%s)", p.tabRef(m.Now.ID), pagetools.Origin(m.Now.URL), clip(m.Now.URL, maxURLShown))
 		if m.Now.OpenerID != "" {
 			fmt.Fprintf(&b, ", a tab opened by the page in tab %s", p.tabRef(m.Now.OpenerID))
 		}
@@ -429,14 +428,6 @@ func (p *pageSurface) movedText(called string, m *pagefocus.MovedError, listed b
 	}
 	b.WriteString(p.listAgain(listed, "the focused tab's page") + ".")
 	return b.String()
-}
-
-// originOf is a URL's scheme://host[:port], or the URL when it has none.
-func originOf(u string) string {
-	if p, err := url.Parse(u); err == nil && p.Host != "" {
-		return p.Scheme + "://" + p.Host
-	}
-	return clip(u, maxURLShown)
 }
 
 func listOr(ss []string, none string) string {

@@ -562,6 +562,14 @@ func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args 
 		}
 	}
 	if f == nil || f.tab.ID != shown.TabID {
+		// Focus may not have caught up with the browser yet (the tab shown
+		// just came to the front): bring it up to date, then look again.
+		if err := t.Sync(ctx); err != nil {
+			return nil, err
+		}
+		f = t.current()
+	}
+	if f == nil || f.tab.ID != shown.TabID {
 		return nil, t.moved(ctx, name, shown, f)
 	}
 	res, err := f.eng.CallOn(ctx, pagetools.Document{ID: shown.Doc, URL: shown.URL}, name, args)

@@ -388,7 +388,7 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		}
 		to := cleanText(jr.CrossOrigin, 200)
 		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
-			ref.name, strings.Join(what, ", "), to, originOf(doc.url), AllowCrossOrigin, to)}
+			ref.name, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
 	case jr.Range != nil && *jr.Range == 0:
 		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
 	case jr.Range != nil:

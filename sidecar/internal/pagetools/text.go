@@ -102,9 +102,9 @@ func redact(s string, secrets []string) string {
 	return s
 }
 
-// originOf is a URL's origin (scheme://host[:port]) as a browser writes
-// it, or the URL itself when it has none.
-func originOf(u string) string {
+// Origin is a URL's origin (scheme://host[:port]) as a browser writes it,
+// or the URL itself (cleaned, bounded) when it has none.
+func Origin(u string) string {
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" {
 		return cleanText(u, 200)
