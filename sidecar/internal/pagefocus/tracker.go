@@ -552,9 +552,10 @@ func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool
 func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args map[string]any) (*pagetools.Result, error) {
 	f := t.current()
 	if f == nil {
-		if err := t.Unavailable(); err != nil && shown.URL != "" {
-			return nil, fmt.Errorf("%s (shown for the tab at %s): %w", name, shown.URL, err)
-		} else if err != nil {
+		if err := t.Unavailable(); err != nil {
+			if shown.URL != "" {
+				name += " (shown for the tab at " + shown.URL + ")"
+			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if shown.TabID == "" {
