@@ -34,6 +34,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -84,6 +85,10 @@ type Config struct {
 	// EverydayWait is how long a start of the everyday browser waits for
 	// the extension to connect; 0 means 10 s.
 	EverydayWait time.Duration
+	// Reach is what the agent may reach: local files (CheckOpen, in every
+	// backend) and, in the everyday browser, what its clients may do
+	// through the tabs (package reach).
+	Reach reach.Policy
 }
 
 // Errors callers branch on.

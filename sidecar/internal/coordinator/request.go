@@ -23,9 +23,13 @@ type LaunchRequest struct {
 }
 
 // BadRequestError is a request refused before anything was done.
-type BadRequestError struct{ msg string }
+type BadRequestError struct {
+	msg string
+	err error // the cause callers may branch on, if any
+}
 
 func (e *BadRequestError) Error() string { return e.msg }
+func (e *BadRequestError) Unwrap() error { return e.err }
 
 func badRequest(format string, a ...any) error {
 	return &BadRequestError{msg: fmt.Sprintf(format, a...)}
@@ -101,6 +105,11 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 	change, err := r.change()
 	if err != nil {
 		return c.Status(), err
+	}
+	if r.URL != nil {
+		if err := c.CheckOpen(*r.URL); err != nil { // before a first launch takes it as its first page
+			return c.Status(), err
+		}
 	}
 	if r.BrowserPath != nil {
 		if err := c.launchable(ctx, *r.BrowserPath); err != nil {
@@ -181,6 +190,9 @@ func (c *Coordinator) launchEveryday(ctx context.Context, r LaunchRequest) (Stat
 	}
 	if r.URL != nil {
 		if err := CheckURL(*r.URL); err != nil {
+			return c.Status(), err
+		}
+		if err := c.CheckOpen(*r.URL); err != nil {
 			return c.Status(), err
 		}
 	}

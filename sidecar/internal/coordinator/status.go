@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 )
@@ -86,7 +87,7 @@ func (c *Coordinator) Status() Status {
 }
 
 func redactedWS(endpoint string) string {
-	return "ws" + endpoint[len("http"):] + "/devtools/browser"
+	return "ws" + endpoint[len("http"):] + cdpproxy.BrowserPath
 }
 
 // stateFile is what the state file says: the status with the real

@@ -284,9 +284,11 @@ func (f File) CDPURL() string {
 }
 
 // WSURL is the browser WebSocket of the coordinator's proxy, valid
-// across browser restarts, built like CDPURL.
+// across browser restarts, built like CDPURL: ws://127.0.0.1:PORT/SECRET
+// /devtools/browser/coordinator (the proxy's cdpproxy.BrowserPath; its
+// tests hold the two together).
 func (f File) WSURL() string {
-	return "ws://" + f.loopback() + f.secretPath() + "/devtools/browser"
+	return "ws://" + f.loopback() + f.secretPath() + "/devtools/browser/coordinator"
 }
 
 func (f File) loopback() string { return "127.0.0.1:" + strconv.Itoa(f.ProxyPort) }
