@@ -1,6 +1,7 @@
 // The linters `npm test` runs first (and `npm run lint` alone): gofmt, go
-// vet and staticcheck for linux, darwin and windows, ESLint on extension/ and
-// scripts/ (eslint.config.mjs), actionlint on .github/workflows/. The Go tools
+// vet and staticcheck for linux, darwin and windows (GO_MODULES), ESLint on
+// extension/ and scripts/ (eslint.config.mjs), actionlint on
+// .github/workflows/. The Go tools
 // are installed from the Go module proxy at the versions pinned here, once,
 // into the cache outside the repository that the code-server and Inspector
 // tests use (~/.cache/browser-coordinator, or $BROWSER_COORDINATOR_CACHE).
@@ -19,6 +20,17 @@ export const GO_TOOLS = {
 
 /** The operating systems go vet and staticcheck look at: each has files of its own. */
 export const LINT_GOOS = ['linux', 'darwin', 'windows'];
+
+/**
+ * The repository's Go modules: the folder gofmt reads, the module's root
+ * (where go vet and staticcheck run) and the operating systems it is built for.
+ */
+export const GO_MODULES = [
+  { name: 'the sidecar', fmt: 'sidecar', dir: '.', goos: LINT_GOOS },
+  // chromedp and go-rod programs that scripts/e2e/clients.test.mjs builds;
+  // that test runs on Linux only (scripts/lib/platforms.mjs).
+  { name: 'scripts/cdpclients', fmt: 'scripts/cdpclients', dir: 'scripts/cdpclients', goos: ['linux'] },
+];
 
 const exe = (name) => (process.platform === 'win32' ? `${name}.exe` : name);
 
@@ -51,9 +63,9 @@ export function ensureGoTool(name, { log = console.log } = {}) {
   return bin;
 }
 
-/** Runs cmd; returns { ok, out } with stdout and stderr together. */
-function capture(cmd, args, { env = {} } = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 << 20 });
+/** Runs cmd in dir (the repository's root); returns { ok, out } with stdout and stderr together. */
+function capture(cmd, args, { env = {}, dir = '.' } = {}) {
+  const r = spawnSync(cmd, args, { cwd: path.join(root, dir), encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 64 << 20 });
   if (r.error) throw r.error;
   return { ok: r.status === 0, out: `${r.stdout}${r.stderr}`.trim() };
 }
@@ -67,42 +79,49 @@ function report(name, { ok, out }, log) {
 
 /** gofmt -l: no Go file that gofmt would change. */
 export function gofmt({ log = console.log } = {}) {
-  const { ok, out } = capture('gofmt', ['-l', 'sidecar']);
+  const dirs = GO_MODULES.map((m) => m.fmt);
+  const { ok, out } = capture('gofmt', ['-l', ...dirs]);
   if (!ok) return report('gofmt', { ok, out }, log);
-  if (out) log(`gofmt would change these files (run \`gofmt -w sidecar\`):\n${out}`);
+  if (out) log(`gofmt would change these files (run \`gofmt -w ${dirs.join(' ')}\`):\n${out}`);
   return out === '';
 }
 
-/** go vet ./... for each of LINT_GOOS. */
+/** go vet ./... in each of GO_MODULES for each of its operating systems. */
 export function goVet({ log = console.log } = {}) {
-  return LINT_GOOS.map((goos) => report(`go vet (GOOS=${goos})`, capture('go', ['vet', './...'], { env: { GOOS: goos } }), log)).every(Boolean);
+  return GO_MODULES.flatMap(({ name, dir, goos: list }) => list.map((goos) =>
+    report(`go vet (${name}, GOOS=${goos})`, capture('go', ['vet', './...'], { env: { GOOS: goos }, dir }), log))).every(Boolean);
 }
 
 /**
- * staticcheck for each of LINT_GOOS, merged (-merge): a finding counts when
- * every run has it, so a function that only windows code calls is not
- * "unused" because the linux run does not see its caller.
+ * staticcheck in each of GO_MODULES for each of its operating systems,
+ * merged (-merge): a finding counts when every run has it, so a function that
+ * only windows code calls is not "unused" because the linux run does not see
+ * its caller.
  */
 export function staticcheck({ log = console.log } = {}) {
   const bin = ensureGoTool('staticcheck', { log });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-staticcheck-'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-staticcheck-'));
   try {
-    const runs = LINT_GOOS.map((goos) => {
-      const file = path.join(dir, `${goos}.bin`);
-      const out = fs.openSync(file, 'w');
-      let r;
-      try {
-        r = spawnSync(bin, ['-f', 'binary', './...'], { cwd: root, env: { ...process.env, GOOS: goos }, stdio: ['ignore', out, 'pipe'], encoding: 'utf8' });
-      } finally {
-        fs.closeSync(out);
-      }
-      if (r.status !== 0 || r.stderr.trim()) throw new Error(`staticcheck (GOOS=${goos}) could not run: ${r.stderr.trim() || `exit ${r.status}`}`);
-      return file;
-    });
-    return report('staticcheck', capture(bin, ['-merge', ...runs]), log);
+    return GO_MODULES.map(({ name, dir, goos: list }) => {
+      const runs = list.map((goos) => staticcheckRun(bin, { dir, goos, out: path.join(tmp, `${path.basename(dir)}-${goos}.bin`) }));
+      return report(`staticcheck (${name})`, capture(bin, ['-merge', ...runs], { dir }), log);
+    }).every(Boolean);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+/** One staticcheck run in binary form (for -merge) into the file out; returns out. */
+function staticcheckRun(bin, { dir, goos, out }) {
+  const fd = fs.openSync(out, 'w');
+  let r;
+  try {
+    r = spawnSync(bin, ['-f', 'binary', './...'], { cwd: path.join(root, dir), env: { ...process.env, GOOS: goos }, stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (r.status !== 0 || r.stderr.trim()) throw new Error(`staticcheck (${dir}, GOOS=${goos}) could not run: ${r.stderr.trim() || `exit ${r.status}`}`);
+  return out;
 }
 
 /** ESLint with eslint.config.mjs (typescript-eslint, type-checked, on extension/; scripts/). */
