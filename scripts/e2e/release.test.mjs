@@ -46,7 +46,7 @@ test('the dry run refuses a browser extension manifest whose version is not pack
   edit(path.join('extension', 'browser', 'manifest.json'), (s) => s.replace(`"version": "${version}"`, '"version": "9.9.9"'));
   const r = release(['--dry-run', '--root', dir]);
   assert.equal(r.code, 1, r.out);
-  assert.match(r.out, new RegExp(`extension/browser/manifest\\.json says 9\\.9\\.9, not ${version.replaceAll('.', '\\.')}`));
+  assert.match(r.out, new RegExp(`extension/browser/manifest\\.json says 9\\.9\\.9, not ${version.replaceAll('.', '\\.')}: give it package\\.json's version`), 'says which file is off and what to do');
   assert.doesNotMatch(r.out, /built .*browser-coordinator/, 'nothing was built');
 });
 

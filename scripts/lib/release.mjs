@@ -83,7 +83,7 @@ export function preflight({ dir = root, tag } = {}) {
   const version = versions['package.json'];
   const problems = [];
   if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/.test(version ?? '')) problems.push(`package.json's version ${version} is not X.Y.Z`);
-  problems.push(...disagreements(versions, version));
+  problems.push(...disagreements(versions, version).map((p) => `${p}: give it package.json's version, which is the release's (or change the version in both)`));
   if (tag && tag !== `v${version}`) problems.push(`the tag is ${tag}, but the version is ${version}: tag v${version}, or change the version`);
   const changelog = path.join(dir, 'CHANGELOG.md');
   const notes = fs.existsSync(changelog) ? changelogSection(fs.readFileSync(changelog, 'utf8'), version) : new Error('there is no CHANGELOG.md');
