@@ -13,6 +13,7 @@ export const everywhereE2E = [
   'platform.test.mjs', // install --host paths, the native-messaging manifest (and registry key), the per-user state folder
   'fixturesite.test.mjs', // plain Node: the fixture site's server
   'release.test.mjs', // the release script's refusals and skips
+  'corpus-agents.test.mjs', // plain Node: the corpus agents' reading of tool lists and snapshots
 ];
 
 /** Why an end-to-end file runs on Linux only. A file not named here says so as its reason. */
@@ -21,11 +22,14 @@ const linuxOnlyE2E = {
   'attach.test.mjs': 'puts a "remote" browser in a Linux network namespace (ip netns)',
   'everyday.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
   'everyday-pagetools.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
+  'reach.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
+  'page-reach.test.mjs': 'serves a second origin on 127.0.0.2, which macOS answers only with a loopback alias (ifconfig lo0 alias 127.0.0.2); not yet tried on Windows',
   'security.test.mjs': 'attacks as a second local user (useradd, setpriv), and the kernel socket tables it checks are Linux\'s',
   'inspector.test.mjs': 'runs MCP Inspector on the Node 22 of the node-linux-* npm package',
   'npm-package.test.mjs': 'not yet tried on macOS and Windows: it installs this platform\'s package from tarballs and drives it through npx',
   'goinstall.test.mjs': 'not yet tried on macOS and Windows: go install from a file:// module proxy',
   'pagetools.test.mjs': sameGo,
+  'clients.test.mjs': sameGo,
   'http.test.mjs': sameGo,
   'single-entry.test.mjs': sameGo,
   'tiers.test.mjs': sameGo,
