@@ -1,13 +1,16 @@
 // npm test: every test, on a fresh machine too. Installs what is missing —
 // npm packages, Go modules (go build fetches them), a browser and
 // code-server's build tools (as root on Debian, the way `npm run demo` does;
-// elsewhere it fails and prints the command to run) — builds the sidecar,
-// then runs vet, the cross-builds of all six targets, the Go tests (-race,
+// elsewhere it fails and prints the command to run) — runs the linters first
+// (gofmt, go vet and staticcheck for three OSes, ESLint, actionlint:
+// scripts/lib/lint.mjs), builds the sidecar, then runs the cross-builds of
+// all six targets, the Go tests (-race,
 // against a real Chromium) and the end-to-end tests (real child MCPs, the
 // official MCP SDK as client), then the VS Code extension: compile, unit
 // tests in plain Node, the linux-x64 VSIX, and that VSIX in a real VS Code:
 // code-server, on the oldest VS Code the extension supports and on the
-// newest code-server on npm (scripts/lib/codeserver.mjs).
+// newest code-server on npm (scripts/lib/codeserver.mjs); and last the
+// release's dry run (scripts/release.mjs: everything but the uploads).
 //
 // The summary counts tests: how many ran, passed, failed and were skipped. A
 // skipped test did not run and is never counted as passed; each skip is
@@ -16,11 +19,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { root } from './lib/paths.mjs';
-import { ensureNpmDeps, ensureBrowser, installAdvice } from './lib/setup.mjs';
+import { ensureNpmDeps, ensureBrowser, detectedBrowser, installAdvice } from './lib/setup.mjs';
 import { buildSidecar, allTargets, requireGo } from './lib/build.mjs';
 import { compileExtension, packVsix } from './lib/vsix.mjs';
 import { buildBrowserExtension, browserExtensionTests } from './lib/browserExtension.mjs';
 import { Tally, nodeTests, goTests } from './lib/tally.mjs';
+import { LINTERS } from './lib/lint.mjs';
+import { e2eFiles, raceDetector, testNames } from './lib/platforms.mjs';
 
 const started = Date.now();
 const failures = [];
@@ -41,25 +46,22 @@ async function step(name, fn) {
   return ok;
 }
 
-function run(cmd, args, env = {}) {
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.error) throw r.error;
-  return r.status === 0;
-}
-
 await step('npm packages', () => ensureNpmDeps());
 console.log(requireGo());
+// The linters first: they are fast, and what they find is cheap to fix.
+for (const [name, lint] of LINTERS) await step(`lint: ${name}`, () => lint({ log: console.log }));
 const built = await step('build the sidecar', () => { buildSidecar(undefined, { log: console.log }); });
-await step('go vet (linux, darwin, windows)', () =>
-  ['linux', 'darwin', 'windows'].every((goos) => run('go', ['vet', './...'], { GOOS: goos })));
 await step(`cross-build ${allTargets.length} targets`, () => {
   for (const target of allTargets) buildSidecar(target, { log: console.log });
 });
 
-const browser = await step('a browser for the integration tests', () => {
-  const found = ensureBrowser({ install: true, log: console.log });
-  if (!found) throw new Error(installAdvice);
-  console.log(`browser: ${found}`);
+// The Go tests take theirs from BROWSER_COORDINATOR_TEST_BROWSER: on macOS
+// and Windows no browser is on PATH, so the sidecar's own detection finds it.
+let browserPath = process.env.BROWSER_COORDINATOR_TEST_BROWSER;
+const browser = await step('a browser for the integration tests', async () => {
+  browserPath ||= ensureBrowser({ install: true, log: console.log }) ?? (built ? await detectedBrowser() : undefined);
+  if (!browserPath) throw new Error(installAdvice);
+  console.log(`browser: ${browserPath}`);
 });
 
 // The browser extension (extension/browser): built before the Go tests, which load it into Chromium.
@@ -67,11 +69,17 @@ if (await step('browser extension: build (dist/browser-extension, the store zip)
   await step('browser extension: unit tests (plain node)', () =>
     nodeTests(tally, 'browser extension', browserExtensionTests()));
 }
-await step('go test -race ./...', () => goTests(tally, 'go', ['-race', '-count=1', './...']));
+const race = raceDetector();
+if (!race.ok) console.log(`go test runs without -race here: ${race.why}`);
+await step(`go test ${race.ok ? '-race ' : ''}./...`, () =>
+  goTests(tally, 'go', [...(race.ok ? ['-race'] : []), '-count=1', './...'], { env: browserPath ? { BROWSER_COORDINATOR_TEST_BROWSER: browserPath } : {} }));
 if (built && browser) {
-  const e2e = fs.readdirSync(path.join(root, 'scripts', 'e2e')).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join('scripts', 'e2e', f));
+  const { run, skipped } = e2eFiles();
+  for (const { file, reason } of skipped) {
+    for (const name of testNames(file)) tally.add('end-to-end', `${file}: ${name}`, 'skip', reason);
+  }
   await step('end-to-end (MCP SDK client, real child MCPs, real browser)', () =>
-    nodeTests(tally, 'end-to-end', e2e, { args: ['--test-concurrency=1'] }));
+    nodeTests(tally, 'end-to-end', run, { args: ['--test-concurrency=1'] }));
 }
 
 // ---- the VS Code extension ----
@@ -107,6 +115,14 @@ if (built && browser) {
     await step(`${group}: Tier 2, the Simple Browser as the only page`, () =>
       nodeTests(tally, group, [path.join('scripts', 'e2e-vscode', 'tier2.test.mjs')], { env }));
   }
+}
+
+// The release, all but the uploads: last, as it builds bin/, out/ and dist/
+// again, with the release's stamps.
+if (process.platform === 'linux') {
+  await step('npm run release -- --dry-run', () => spawnSync(process.execPath, [path.join('scripts', 'release.mjs'), '--dry-run'], { cwd: root, stdio: 'inherit' }).status === 0);
+} else {
+  console.log('\nthe release dry run runs on Linux, where release.yml builds the release (and macOS rebuilds its binaries)');
 }
 
 const total = ((Date.now() - started) / 1000).toFixed(0);

@@ -83,7 +83,7 @@ export function argvStatus(file: string): ArgvStatus {
   if (!parsed) return { kind: 'missing' };
   const node = parsed.root && jsonc.findNodeAtLocation(parsed.root, [KEY]);
   if (!node) return { kind: 'absent' };
-  const value = jsonc.getNodeValue(node);
+  const value: unknown = jsonc.getNodeValue(node);
   return typeof value === 'string' ? { kind: 'enabled', value, ours: markerLine(parsed.text, node) !== undefined } : { kind: 'ignored', value };
 }
 
@@ -160,7 +160,7 @@ function write(file: string, before: Parsed | undefined, text: string): string |
 export function enableNativeCdp(file: string): EditResult {
   const before = read(file);
   const node = before?.root && jsonc.findNodeAtLocation(before.root, [KEY]);
-  const current = node && jsonc.getNodeValue(node);
+  const current: unknown = node && jsonc.getNodeValue(node);
   if (typeof current === 'string') {
     return { changed: false, file, message: `${file} already has "${KEY}": "${current}"` };
   }

@@ -68,9 +68,9 @@ export async function fetchVersion(port: number, timeoutMs = 2000): Promise<Vers
   const res = await request({ port, path: '/json/version', timeoutMs, maxBytes: 64 << 10 });
   if (res.status !== 200) throw new HttpError(`/json/version answered HTTP ${res.status}`, 'STATUS');
   try {
-    const body = JSON.parse(res.text);
+    const body: unknown = JSON.parse(res.text);
     if (typeof body !== 'object' || body === null) throw new Error('not an object');
-    return body as VersionBody;
+    return body;
   } catch {
     throw new HttpError('/json/version did not answer a JSON object', 'NOT_JSON');
   }

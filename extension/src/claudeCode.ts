@@ -195,8 +195,8 @@ function load(file: string): Loaded {
 export function readServers(loc: Location): Record<string, unknown> {
   const { root } = load(loc.file);
   const node = root && jsonc.findNodeAtLocation(root, loc.jsonPath);
-  const value = node ? jsonc.getNodeValue(node) : undefined;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+  const value: unknown = node ? jsonc.getNodeValue(node) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : {};
 }
 
 export interface Finding {
@@ -226,7 +226,7 @@ export function inspect(loc: Location, wanted: Record<string, McpEntry>, o: Judg
   for (const [name, entry] of Object.entries(servers)) {
     if (runsCoordinator(entry)) ours.push({ name, entry, verdict: judge(loc.place, entry, wanted[name], o) });
   }
-  const upToDate = Object.entries(wanted).every(([name, e]) => ours.some((f) => f.name === name && f.verdict.kind === 'current')) &&
+  const upToDate = Object.entries(wanted).every(([name]) => ours.some((f) => f.name === name && f.verdict.kind === 'current')) &&
     ours.every((f) => f.name in wanted);
   return { location: loc, ours, upToDate };
 }
@@ -322,7 +322,7 @@ export function writeServers(loc: Location, entries: Record<string, McpEntry>, r
   if (text.trim() === '') text = '{}\n';
   const st = styleOf(text);
   const present = loaded.root ? jsonc.findNodeAtLocation(loaded.root, loc.jsonPath) : undefined;
-  const current = present ? jsonc.getNodeValue(present) ?? {} : {};
+  const current = (present ? jsonc.getNodeValue(present) ?? {} : {}) as Record<string, unknown>;
   const removed: string[] = [];
   for (const name of remove) {
     if (name in current && runsCoordinator(current[name]) && !(name in entries)) {

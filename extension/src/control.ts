@@ -73,9 +73,9 @@ export class ControlClient {
     } catch (err) {
       throw new ControlError(`the coordinator on port ${this.port} did not answer: ${(err as Error).message}`, 0);
     }
-    let json: any;
+    let json: { error?: unknown; state?: unknown } | null;
     try {
-      json = JSON.parse(res.text);
+      json = JSON.parse(res.text) as typeof json;
     } catch {
       throw new ControlError(`${method} ${urlPath}: HTTP ${res.status}, not JSON: ${res.text.slice(0, 200)}`, res.status);
     }

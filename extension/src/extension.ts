@@ -18,7 +18,7 @@ import {
 import { ControlClient, LaunchOptions } from './control';
 import { errorMessage } from './log';
 import { registerProvider } from './mcpProvider';
-import { HostRecord, hostBrowserLabels, hostBrowsers, HostBrowser, nextSteps, registerNativeHost, remember, staleRegistrations } from './nativeHost';
+import { HostRecord, hostBrowserLabels, hostBrowsers, nextSteps, registerNativeHost, remember, staleRegistrations } from './nativeHost';
 import { argvJsonPath, nativeCdpSupport, NativeSupport, Product, readProduct, userDataDir } from './product';
 import { Child, ChildKind, childOf, serverDefinitions } from './registration';
 import { notificationText, Problems, runSteps, shouldNotify, Step } from './setup';
@@ -223,7 +223,7 @@ class Controller implements vscode.Disposable {
         .then((pick) => pick && this.log.show());
       return;
     }
-    const pick = await vscode.window.showQuickPick(hostBrowsers.map((b) => ({ label: hostBrowserLabels[b], description: b, browser: b as HostBrowser })), {
+    const pick = await vscode.window.showQuickPick(hostBrowsers.map((b) => ({ label: hostBrowserLabels[b], description: b, browser: b })), {
       title: 'Let agents work in your own browser: register the native host for which browser?',
       placeHolder: 'The browser starts this sidecar for the Browser Coordinator extension, and for it alone',
     });

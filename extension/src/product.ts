@@ -38,7 +38,7 @@ const knownProducts: Record<string, Product> = {
 export function readProduct(appRoot: string | undefined, appName?: string): Product {
   if (appRoot) {
     try {
-      const json = JSON.parse(fs.readFileSync(path.join(appRoot, 'product.json'), 'utf8'));
+      const json = JSON.parse(fs.readFileSync(path.join(appRoot, 'product.json'), 'utf8')) as { nameShort?: unknown; dataFolderName?: unknown; applicationName?: unknown };
       if (typeof json.nameShort === 'string' && typeof json.dataFolderName === 'string') {
         return {
           nameShort: json.nameShort,

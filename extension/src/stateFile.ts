@@ -81,7 +81,7 @@ export function currentPlatform(): Platform {
 export function stateDir(p: Platform = currentPlatform(), override?: string): string {
   if (override) return path.resolve(override);
   const env = p.env;
-  if (env[STATE_DIR_ENV]) return path.resolve(env[STATE_DIR_ENV]!);
+  if (env[STATE_DIR_ENV]) return path.resolve(env[STATE_DIR_ENV]);
   switch (p.platform) {
     case 'darwin':
       return path.join(p.tmpdir, APP_DIR);
@@ -210,7 +210,7 @@ export function readState(file: string, uid: number | undefined = currentUid()):
   }
   let state: CoordinatorState;
   try {
-    state = JSON.parse(text);
+    state = JSON.parse(text) as CoordinatorState;
   } catch (err) {
     return new Error(`${file} is not valid JSON (${errorMessage(err)})`);
   }

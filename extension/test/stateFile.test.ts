@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { inspect } from 'node:util';
 import { checkOwnedDir, CoordinatorState, Entry, ensureOwnedDir, isStateFileName, pick, readState, redactEndpoint, scan, stateDir, stateDirFlag, StateWatcher, UntrustedError } from '../src/stateFile';
 import { MemoryLog } from '../src/log';
 import { coordinatorState, tempDir, waitFor } from './helpers';
@@ -23,7 +24,7 @@ function write(file: string, text: string): void {
 
 function deadPid(): number {
   const r = spawnSync(process.execPath, ['-e', '0']);
-  return r.pid!;
+  return r.pid;
 }
 
 const linux = { platform: 'linux' as const, home: '/home/u', tmpdir: '/tmp' };
@@ -47,7 +48,7 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(isStateFileName('vscode-cdp-port'), false);
 });
 
-const uid = process.getuid!();
+const uid = process.getuid?.() ?? -1; // -1 on Windows, which has no uids
 const asRoot = uid === 0;
 
 test('the state folder: created 0700; refused when others can write it, when it is another user\'s, or a foreign symlink', (t) => {
@@ -94,17 +95,17 @@ test('state files: read only when a regular file of this user, mode 0600 — a s
   fs.writeFileSync(open, JSON.stringify(state()), { mode: 0o600 });
   fs.chmodSync(open, 0o644);
   const r1 = readState(open);
-  assert.ok(r1 instanceof UntrustedError && /mode 644, must be 600/.test(r1.message), String(r1));
+  assert.ok(r1 instanceof UntrustedError && /mode 644, must be 600/.test(r1.message), inspect(r1));
 
   const victim = path.join(dir, 'victim-secret');
   fs.writeFileSync(victim, JSON.stringify(state({ proxyPort: 6666 })), { mode: 0o600 });
   const link = path.join(dir, 'link.json');
   fs.symlinkSync(victim, link);
   const r2 = readState(link);
-  assert.ok(r2 instanceof UntrustedError && /is a symlink/.test(r2.message), String(r2));
+  assert.ok(r2 instanceof UntrustedError && /is a symlink/.test(r2.message), inspect(r2));
 
   const r3 = readState(good, uid + 1);
-  assert.ok(r3 instanceof UntrustedError && /not to you/.test(r3.message), String(r3));
+  assert.ok(r3 instanceof UntrustedError && /not to you/.test(r3.message), inspect(r3));
 
   const s = scan(dir);
   assert.deepEqual(s.live.map((e) => path.basename(e.file)), ['good.json'], 'only the trusted file counts');
@@ -117,7 +118,7 @@ test('state files as root: a forged file chowned to another uid is refused', { s
   fs.writeFileSync(forged, JSON.stringify(state({ pid: 1, cdpEndpoint: 'http://attacker.example:6666', startedAt: '2099-01-01T00:00:00Z' })), { mode: 0o600 });
   fs.chownSync(forged, 65534, 65534);
   const r = readState(forged);
-  assert.ok(r instanceof UntrustedError && /belongs to uid 65534/.test(r.message), String(r));
+  assert.ok(r instanceof UntrustedError && /belongs to uid 65534/.test(r.message), inspect(r));
   assert.deepEqual(scan(dir, { alive: () => true }).live, []);
 });
 

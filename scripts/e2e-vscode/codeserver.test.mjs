@@ -118,7 +118,7 @@ async function waitForStatus(re, timeout = 60_000) {
     );
   } catch (err) {
     await shot(`status-${re.source.replace(/\W+/g, '_')}`);
-    throw new Error(`status bar never matched ${re} (it says ${JSON.stringify(await statusText().catch(() => '?'))}): ${err.message}`);
+    throw new Error(`status bar never matched ${re} (it says ${JSON.stringify(await statusText().catch(() => '?'))}): ${err.message}`, { cause: err });
   }
   return statusText();
 }

@@ -83,7 +83,7 @@ test('everyday: Playwright MCP works in a tab it opened; the shared tab is seen;
   assert.match((await call(pw.client, 'browser_snapshot')).text, /Clicked 1 time\(s\)/, 'the click reached the page');
   assert.ok(await user.hasPage(`${pages.url}/`), 'Playwright worked in a tab of the user\'s browser');
   assert.equal(await user.evalIn((x) => x.url === `${pages.url}/`, 'window.clicks'), 1, 'the click happened in the user\'s browser');
-  s = await statusUntil(coord, (x) => x.everyday?.tabs === 1, 'the agent\'s tab counted');
+  await statusUntil(coord, (x) => x.everyday?.tabs === 1, 'the agent\'s tab counted');
   assert.deepEqual(await tabURLs(coord), [`${pages.url}/`], 'the agent sees its own tab and no other');
 
   // The user's tabs: still there, where they were, never clicked.

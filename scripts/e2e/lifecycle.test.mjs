@@ -127,7 +127,7 @@ test('chrome-devtools-mcp through wrap: lazy launch, restart, stop, relaunch', a
 
   await call(coord.client, 'coordinator_stop_browser');
   assert.equal((await status(coord)).state, 'stopped');
-  id = await pageId();
+  await pageId();
   assert.equal((await status(coord)).state, 'running', 'the next child call launched the browser again');
 });
 

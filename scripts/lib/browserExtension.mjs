@@ -44,19 +44,31 @@ export function buildBrowserExtension({ log = () => {} } = {}) {
   return { unpacked: unpackedDir, zip };
 }
 
+/**
+ * The zip for the Chrome Web Store: dist/browser-extension/'s files, with a
+ * manifest without "key", which the store refuses (its listing's id comes
+ * from the store's own key). Build the extension first.
+ */
+export function writeStoreZip(file) {
+  const manifest = JSON.parse(fs.readFileSync(path.join(unpackedDir, 'manifest.json'), 'utf8'));
+  delete manifest.key;
+  writeZip(file, unpackedDir, { 'manifest.json': Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) });
+  return file;
+}
+
 /** The browser extension's unit tests, compiled. */
 export function browserExtensionTests() {
   const dir = path.join(compiledDir, 'test');
   return fs.readdirSync(dir).filter((f) => f.endsWith('.test.js')).map((f) => path.join(dir, f));
 }
 
-/** A zip of every file in dir (flat or nested), deflated. */
-function writeZip(file, dir) {
+/** A zip of every file in dir (flat or nested), deflated; replace gives other contents for some names. */
+function writeZip(file, dir, replace = {}) {
   const files = [];
   const walk = (d, prefix) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.isDirectory()) walk(path.join(d, e.name), `${prefix}${e.name}/`);
-      else files.push({ name: `${prefix}${e.name}`, data: fs.readFileSync(path.join(d, e.name)) });
+      else files.push({ name: `${prefix}${e.name}`, data: replace[`${prefix}${e.name}`] ?? fs.readFileSync(path.join(d, e.name)) });
     }
   };
   walk(dir, '');

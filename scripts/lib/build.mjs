@@ -1,5 +1,8 @@
-// Builds the sidecar: `go build` with the version stamped, trimmed paths and
-// no cgo, into bin/<target>/ (the layout the VSIX ships).
+// Builds the sidecar: `go build` with the version and commit stamped, trimmed
+// paths, no cgo and no VCS stamp of Go's own (which would differ between a
+// checkout with untracked files and a clean one), into bin/<target>/ (the
+// layout the VSIX ships). The same source gives the same bytes: the release
+// checks it (scripts/lib/release.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +22,8 @@ export function packageVersion() {
   return JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 }
 
-function commit() {
+/** The commit stamped into binaries: HEAD's, 12 hex digits. */
+export function commit() {
   const r = spawnSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : 'unknown';
 }
@@ -43,15 +47,17 @@ export function goTarget(target) {
 /**
  * Builds the sidecar for one VS Code target (default: this machine); returns
  * the binary's path. out defaults to bin/<target>/; source is what
- * `--version` says about where the binary came from.
+ * `--version` says about where the binary came from. dir is the source tree
+ * (default: this checkout; the release's reproducibility check builds a copy
+ * elsewhere, with this checkout's commit).
  */
-export function buildSidecar(target = hostTarget(), { log = () => {}, out = binaryPath(target), source = 'built by npm run build' } = {}) {
+export function buildSidecar(target = hostTarget(), { log = () => {}, out = binaryPath(target), source = 'built by npm run build', dir = root, stamp = commit() } = {}) {
   const [goos, goarch] = goTarget(target);
   const pkg = 'github.com/browser-coordinator/browser-coordinator/sidecar/internal/version';
-  const ldflags = `-s -w -X ${pkg}.Version=${packageVersion()} -X ${pkg}.Commit=${commit()} -X '${pkg}.Source=${source}'`;
+  const ldflags = `-s -w -X ${pkg}.Version=${packageVersion()} -X ${pkg}.Commit=${stamp} -X '${pkg}.Source=${source}'`;
   const started = Date.now();
-  execFileSync('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', out, './sidecar/cmd/browser-coordinator'], {
-    cwd: root,
+  execFileSync('go', ['build', '-trimpath', '-buildvcs=false', '-ldflags', ldflags, '-o', out, './sidecar/cmd/browser-coordinator'], {
+    cwd: dir,
     stdio: ['ignore', 'inherit', 'inherit'],
     env: { ...process.env, CGO_ENABLED: '0', GOOS: goos, GOARCH: goarch, GOFLAGS: '-mod=readonly' },
   });

@@ -125,7 +125,7 @@ function withLock(lockDir, fn, { timeoutMs = 40 * 60_000, log }) {
         fs.rmSync(lockDir, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`${lockDir} is held by pid ${owner || '?'} for too long; remove it if no install runs`);
+      if (Date.now() > deadline) throw new Error(`${lockDir} is held by pid ${owner || '?'} for too long; remove it if no install runs`, { cause: err });
       if (!said) log(`waiting for another install (${lockDir}, pid ${owner || '?'}) ...`);
       said = true;
       sleepSync(1000);
@@ -260,7 +260,7 @@ export function ensureCodeServer({ spec = codeServerSpec(), log = console.log } 
         try {
           npmInstall(tmp, tgz, { env, log });
         } catch (err) {
-          throw new Error(`installing code-server ${spec.version} failed (${err.message}; npm's output is above). Its native modules need: sudo apt-get install -y ${aptPackages.join(' ')}`);
+          throw new Error(`installing code-server ${spec.version} failed (${err.message}; npm's output is above). Its native modules need: sudo apt-get install -y ${aptPackages.join(' ')}`, { cause: err });
         }
         if (!fs.existsSync(entryOf(tmp))) throw new Error(`code-server ${spec.version} installed, but ${entryOf(tmp)} is missing`);
         fs.writeFileSync(path.join(tmp, '.installed'), `${new Date().toISOString()}\n`);

@@ -22,7 +22,7 @@ export async function connect(command, args, { env = {}, cwd, name = 'test' } = 
   try {
     await client.connect(transport);
   } catch (err) {
-    throw new Error(`${command} ${args.join(' ')}: ${err.message}\n--- stderr ---\n${stderr}`);
+    throw new Error(`${command} ${args.join(' ')}: ${err.message}\n--- stderr ---\n${stderr}`, { cause: err });
   }
   return {
     client,

@@ -2,6 +2,7 @@
 // missing: npm packages, Go modules (go build fetches them), a browser.
 import { spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { root } from './paths.mjs';
 
@@ -15,7 +16,7 @@ export function ensureNpmDeps({ log = console.log } = {}) {
   const cmd = fs.existsSync(lock) ? 'ci' : 'install';
   log(`installing npm packages (npm ${cmd}) ...`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, [cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  execFileSync(npm, [cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' }); // Node runs a .cmd only through a shell
 }
 
 const browserNames = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'];
@@ -56,6 +57,27 @@ export function ensureAptPackages(names, { log = console.log, why = '' } = {}) {
   const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
   const r = update.status === 0 && spawnSync('apt-get', ['install', '-y', '-qq', ...names], { stdio: 'inherit', env });
   if (!r || r.status !== 0) throw new Error(`apt-get install -y ${names.join(' ')} failed (its output is above); run \`${command}\` and try again`);
+}
+
+/**
+ * The first browser the built sidecar detects (its own rules: the install
+ * locations of Chrome, Edge, Chromium and Brave on macOS and Windows, and
+ * PATH), or undefined. Asked over MCP (coordinator_list_browsers).
+ */
+export async function detectedBrowser() {
+  const { startCoordinator, call } = await import('./mcp.mjs'); // the MCP SDK: only once npm packages are installed
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-detect-'));
+  try {
+    const coord = await startCoordinator({ stateDir, args: ['--no-vscode'] });
+    try {
+      const { structuredContent } = await call(coord.client, 'coordinator_list_browsers');
+      return structuredContent?.browsers?.[0]?.path;
+    } finally {
+      await coord.close();
+    }
+  } finally {
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  }
 }
 
 /** On Debian as root, installs Debian's chromium; elsewhere says how. Returns the browser's path or undefined. */

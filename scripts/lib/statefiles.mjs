@@ -52,7 +52,7 @@ function readTrusted(file) {
  * not trusted. A folder that is not trusted throws.
  */
 export function readStates(dir) {
-  let names = [];
+  let names;
   try {
     names = fs.readdirSync(dir);
   } catch {

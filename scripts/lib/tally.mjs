@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { root } from './paths.mjs';
 
 export class Tally {
@@ -57,7 +58,7 @@ export function nodeTests(tally, group, files, { args = [], env = {} } = {}) {
     const proc = spawn(process.execPath, [
       '--test', ...args,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
-      `--test-reporter=${path.join(root, 'scripts', 'lib', 'testcount.mjs')}`, `--test-reporter-destination=${out}`,
+      `--test-reporter=${pathToFileURL(path.join(root, 'scripts', 'lib', 'testcount.mjs')).href}`, `--test-reporter-destination=${out}`, // a URL: Windows' C:\ reads as a URL scheme
       ...files,
     ], { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
     proc.once('error', reject);

@@ -24,7 +24,7 @@ export const extensionId = 'ccgooljpoihlpcjlebchdcobkpcdkffa';
 /** The native hosts announced in stateDir (their pids). */
 export function hostPids(stateDir) {
   const dir = path.join(stateDir, 'everyday');
-  let names = [];
+  let names;
   try {
     names = fs.readdirSync(dir);
   } catch {

@@ -8,6 +8,9 @@ import { HOST_NAME, Joiner, Splitter, type BrowserInfo, type Message } from './p
 
 const log = (msg: string) => console.log(`[browser-coordinator] ${msg}`);
 
+/** What the popup asks (popup.ts). */
+interface PopupRequest { type?: string; tabId: number; folder: string; on?: boolean }
+
 let port: chrome.runtime.Port | undefined;
 let retryDelay = 1000;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -36,7 +39,7 @@ bridge.changed = () => void updateBadge();
 
 const restored: Promise<void> = (async () => {
   bridge.browserInfo = await fullVersion(bridge.browserInfo);
-  const [session, local] = await Promise.all([chrome.storage.session.get('bridge'), chrome.storage.local.get('allTabs')]);
+  const [session, local] = (await Promise.all([chrome.storage.session.get('bridge'), chrome.storage.local.get('allTabs')])) as [{ bridge?: Partial<Persisted> }, { allTabs?: unknown }];
   await bridge.restore({ agentTabs: session.bridge?.agentTabs ?? {}, shared: session.bridge?.shared ?? {}, allTabs: !!local.allTabs });
   // Debugger sessions of a previous worker may outlive it: let go of them,
   // the coordinators attach again.
@@ -69,7 +72,7 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 void chrome.alarms.create('reconnect', { periodInMinutes: 1 });
 
-chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((msg: PopupRequest | undefined, _sender, sendResponse) => {
   void restored.then(async () => {
     try {
       switch (msg?.type) {

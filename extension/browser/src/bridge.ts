@@ -139,7 +139,7 @@ export class Bridge {
         if (msg.id === undefined) {
           // A hop-level error: a protocol mismatch, or something we sent that the host did not understand.
           this.fatal = msg.code === 'protocol' ? String(msg.message) : this.fatal;
-          this.log(`the native host says: ${msg.message}`);
+          this.log(`the native host says: ${String(msg.message)}`);
           this.onChange();
         }
         return;
@@ -288,11 +288,11 @@ export class Bridge {
     return { type: 'result', result: {} };
   }
 
-  private async detach(client: Client, tabId: unknown): Promise<Message> {
-    if (typeof tabId !== 'number') throw new Error('detach needs a numeric tabId');
+  private detach(client: Client, tabId: unknown): Promise<Message> {
+    if (typeof tabId !== 'number') return Promise.reject(new Error('detach needs a numeric tabId'));
     const set = this.attachments.get(tabId);
     if (set?.delete(client.id) && set.size === 0) this.detachTab(tabId);
-    return { type: 'result', result: {} };
+    return Promise.resolve({ type: 'result', result: {} });
   }
 
   private detachTab(tabId: number): void {

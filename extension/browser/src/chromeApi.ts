@@ -21,7 +21,7 @@ export const chromeBrowser: Browser = {
   attach: (tabId) => chrome.debugger.attach({ tabId }, '1.3'),
   detach: (tabId) => chrome.debugger.detach({ tabId }),
   sendCommand: (tabId, sessionId, method, params) =>
-    chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params as object),
+    chrome.debugger.sendCommand(sessionId ? { tabId, sessionId } : { tabId }, method, params),
 };
 
 export type { RawTab };

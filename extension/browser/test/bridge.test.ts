@@ -226,7 +226,7 @@ test('a page of an agent tab opens a tab: it is the agent\'s, with its opener', 
   await new Promise((r) => setImmediate(r));
   const created = s.events('c1', 'tabCreated').find((m) => (m.tab as { id: number }).id === popup);
   assert.ok(created, 'the popup is visible to its agent');
-  assert.equal((created!.tab as { openerId: string }).openerId, `T${mine}`);
+  assert.equal((created.tab as { openerId: string }).openerId, `T${mine}`);
   // A tab the user opens next to it is not.
   const userTab = s.browser.add('https://user.example/');
   s.bridge.onTabCreated(s.browser.tabs.get(userTab)!);

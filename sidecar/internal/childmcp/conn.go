@@ -137,6 +137,7 @@ func dial(ctx context.Context, cfg *Config, onNotify func(mcp.JSONRPCNotificatio
 	go c.watch(cfg.StopTimeout)
 
 	c.tr = transport.NewIO(newStdoutFilter(outR, c.onGarbage), c.stdin, nil)
+	//lint:ignore SA1019 the child MCPs (Playwright MCP, chrome-devtools-mcp) speak the protocol versions with the initialize handshake
 	c.client = client.NewClient(c.tr, client.WithLegacyProtocolOnly())
 	c.client.OnNotification(onNotify)
 	// The transport answers the child's requests (ping) under this context:

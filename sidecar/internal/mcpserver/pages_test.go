@@ -58,12 +58,6 @@ func listen(s *session) *notes {
 	return n
 }
 
-func (n *notes) count() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.n
-}
-
 // wait waits for the next list_changed.
 func (n *notes) wait(t *testing.T, what string) {
 	t.Helper()

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,10 +90,9 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 			return e.File, nil
 		}
 		select {
-		case ev := <-w.Events:
-			if !state.IsStateFileName(filepath.Base(ev.Name)) || !ev.Has(fsnotify.Create|fsnotify.Rename|fsnotify.Write) {
-				continue // a temp file of an atomic write, or a removal
-			}
+		case <-w.Events:
+			// Any change in the folder: scan it again (the scan skips the
+			// temp files of atomic writes).
 		case err := <-w.Errors:
 			log.Debug("state directory watch", "err", err)
 		case <-grace.C:
