@@ -39,6 +39,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Backend is what the proxy serves now: Conn, or Endpoint (maybe with a
@@ -87,8 +88,11 @@ type Config struct {
 	Port     int      // 0 picks a free port
 	Resolver Resolver // the backend, resolved per connection
 	// Secret, when set, must be the first segment of every path; "" serves
-	// without (--proxy-auth off).
+	// without.
 	Secret string
+	// Words phrase the remedies of the proxy's own refusals (the surface's
+	// words: a flag, a tool); nil leaves them unsaid.
+	Words  remedy.Words
 	Logger *slog.Logger // nil: slog.Default()
 }
 
@@ -148,7 +152,7 @@ func Listen(cfg Config) (*Proxy, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%w: 127.0.0.1:%d (choose another --proxy-port, or omit it to pick a free one)", ErrPortInUse, cfg.Port)
+			return nil, remedy.With(fmt.Errorf("%w: 127.0.0.1:%d", ErrPortInUse, cfg.Port), remedy.ProxyPort)
 		}
 		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", cfg.Port, err)
 	}
@@ -262,8 +266,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path, ok := p.authorize(r.URL.Path)
 	if !ok {
 		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "remote", r.RemoteAddr)
-		access.Refuse(w, http.StatusUnauthorized, "browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives (the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap); "+
-			"a hand-written setup can start the coordinator with --proxy-auth off")
+		access.Refuse(w, http.StatusUnauthorized, p.cfg.Words.Phrase("browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives "+
+			"(the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap)", []remedy.Remedy{{Kind: remedy.ProxyAuthOff}}))
 		return
 	}
 	switch {

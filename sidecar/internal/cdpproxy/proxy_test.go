@@ -19,6 +19,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
@@ -514,7 +515,7 @@ func TestNoBrowserIsA502WithTheReason(t *testing.T) {
 func TestPortInUse(t *testing.T) {
 	p := listen(t, static(Backend{}))
 	_, err := Listen(Config{Port: p.Port(), Resolver: static(Backend{})})
-	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "--proxy-port") {
+	if !errors.Is(err, ErrPortInUse) || !remedy.Has(err, remedy.ProxyPort) {
 		t.Fatalf("err = %v", err)
 	}
 }

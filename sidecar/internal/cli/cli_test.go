@@ -214,7 +214,7 @@ func TestTakenProxyPortExits3(t *testing.T) {
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	r := run(t, env, "--proxy-port", fmt.Sprint(port), "--browser-path", testutil.BrowserPath(t))
-	if r.code != 3 || !strings.Contains(r.stderr, "already in use") {
+	if r.code != 3 || !strings.Contains(r.stderr, "already in use") || !strings.Contains(r.stderr, "choose another --proxy-port") {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -289,6 +289,13 @@ func TestStatusAndControlCommands(t *testing.T) {
 	}
 	if r := run(t, env, "launch", "--browser", "firefox"); r.code != 1 || !strings.Contains(r.stderr, "unknown browser type") {
 		t.Fatalf("launch --browser firefox: %+v", r)
+	}
+	// The control API sends what can be done as remedies; the command line
+	// says them with its own flags, not the tools' arguments.
+	r = run(t, env, "launch", "--browser-path", "/bin/sh")
+	if r.code != 1 || !strings.Contains(r.stderr, "is not a browser this coordinator may launch") ||
+		!strings.Contains(r.stderr, "use --browser to pick a detected one") || strings.Contains(r.stderr, "browserType") {
+		t.Fatalf("launch --browser-path /bin/sh: %+v", r)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
@@ -403,7 +404,7 @@ func TestEverydayNotThere(t *testing.T) {
 	}
 	c := everydayCoordinator(t, stateDir(t), "/work/proj", Config{EverydayWait: 500 * time.Millisecond, Detector: d})
 	s, err := c.Ensure(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "install --host") || !strings.Contains(err.Error(), "chrome://inspect") {
+	if err == nil || !remedy.Has(err, remedy.RegisterHost) || !strings.Contains(err.Error(), "chrome://inspect") {
 		t.Fatalf("no browser: %v", err)
 	}
 	if s.State != Idle || s.Backend != state.BackendEveryday || !strings.Contains(s.LastError, "not connected") {

@@ -23,7 +23,8 @@ type Status struct {
 	WSEndpoint  string         `json:"wsEndpoint"`
 	CurrentURL  string         `json:"currentUrl,omitempty"`
 	Connections int            `json:"connections"`
-	LastError   string         `json:"lastError,omitempty"`
+	LastError   string         `json:"lastError,omitempty"` // what went wrong; LastErr's remedies are the surface's to say
+	LastErr     error          `json:"-"`
 	Fallback    string         `json:"fallback,omitempty"`
 	PID         int            `json:"pid"`
 	Workspace   string         `json:"workspace"`
@@ -58,7 +59,7 @@ func (c *Coordinator) Status() Status {
 		VSCode:      m.vscode,
 	}
 	if m.lastErr != nil {
-		s.LastError = m.lastErr.Error()
+		s.LastError, s.LastErr = m.lastErr.Error(), m.lastErr
 	}
 	if m.source != nil {
 		s.Backend = m.source.Kind

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
@@ -196,7 +197,7 @@ func TestLaunchFailures(t *testing.T) {
 	t.Run("profile in use", func(t *testing.T) {
 		path := writeScript(t, `echo "Opening in existing browser session." >&2; exit 0`)
 		_, err := Launch(context.Background(), Options{Path: path, ProfileRoot: t.TempDir()})
-		if err == nil || !strings.Contains(err.Error(), "in use by another browser") {
+		if err == nil || !strings.Contains(err.Error(), "in use by another browser") || !remedy.Has(err, remedy.UserDataDir) {
 			t.Fatalf("err = %v; want a hint about the profile in use", err)
 		}
 	})

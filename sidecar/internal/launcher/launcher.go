@@ -38,6 +38,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Options describe one launch. The zero value of every field but Path is a
@@ -112,7 +113,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 
 	if o.UserDataDir != "" {
 		if err := os.MkdirAll(o.UserDataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("create --user-data-dir %s: %w", o.UserDataDir, err)
+			return nil, fmt.Errorf("create the profile folder %s: %w", o.UserDataDir, err)
 		}
 		b.UserDataDir = o.UserDataDir
 	} else {
@@ -326,10 +327,12 @@ func (b *Browser) failed(cause error) error {
 	if last := b.stderr.String(); last != "" {
 		msg += "\nbrowser stderr (last lines):\n" + last
 	}
+	err := fmt.Errorf("launch %s: %w", filepath.Base(b.Argv[0]), wrapMsg{msg: msg, err: cause})
 	if strings.Contains(b.stderr.String(), "existing browser session") {
-		msg += fmt.Sprintf("\nthe profile %s is in use by another browser: close it or use another --user-data-dir", b.UserDataDir)
+		// The surface says how to choose another profile.
+		err = remedy.With(fmt.Errorf("%w\nthe profile %s is in use by another browser: close that browser", err, b.UserDataDir), remedy.UserDataDir)
 	}
-	return fmt.Errorf("launch %s: %w", filepath.Base(b.Argv[0]), wrapMsg{msg: msg, err: cause})
+	return err
 }
 
 type wrapMsg struct {

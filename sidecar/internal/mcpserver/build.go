@@ -8,6 +8,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -36,7 +37,11 @@ type Options struct {
 	// FollowUserFocus (progressive only): focus follows the tab in front,
 	// as in the default surface, besides focus_tab.
 	FollowUserFocus bool
-	Logger          *slog.Logger
+	// StartWords phrase the remedies only the coordinator's start can
+	// bring (its flags, which the command line owns); the tools' own
+	// words go over them (Words). nil: those remedies are left unsaid.
+	StartWords remedy.Words
+	Logger     *slog.Logger
 }
 
 // Check says what is wrong with o, in the words of the flags.
@@ -82,8 +87,9 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 		o.PageTools = PageToolsDynamic
 	}
 	dynamic := o.PageTools == PageToolsDynamic
+	words := Words(o)
 	var p *pageSurface
-	opts := []server.ServerOption{server.WithRecovery()}
+	opts := []server.ServerOption{server.WithRecovery(), server.WithToolHandlerMiddleware(phraseErrors(words))}
 	if o.PageTools != PageToolsOff {
 		p = &pageSurface{c: c, log: log, dynamic: dynamic}
 		opts = append(opts, server.WithToolFilter(p.filter))
@@ -102,7 +108,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	s := server.NewMCPServer("browser-coordinator", version.Get().Version, opts...)
 	out := &Served{MCP: s, pages: p}
 	if p == nil {
-		h := &handlers{c: c}
+		h := &handlers{c: c, words: words}
 		for _, t := range h.tools() {
 			s.AddTool(t.tool, t.handle)
 		}
@@ -111,7 +117,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 
 	engine := pagetools.Config{Logger: log, ContentTool: o.Progressive}
 	if o.Progressive {
-		pr := newProgressive(c, p)
+		pr := newProgressive(c, p, words)
 		p.prog = pr
 		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: pr.hiddenTab, Logger: log}, false)
 		p.srv = s
@@ -121,7 +127,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	} else {
 		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: log}, true)
 		p.srv = s
-		h := &handlers{c: c, pages: p}
+		h := &handlers{c: c, pages: p, words: words}
 		for _, t := range h.tools() {
 			s.AddTool(t.tool, t.handle)
 		}

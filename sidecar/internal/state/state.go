@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
@@ -135,11 +136,11 @@ func dirFrom(flag string, getenv func(string) string, home func() (string, error
 // user's and closed to others.
 func EnsureDir(dir string) error {
 	if err := userfile.EnsureDir(dir); err != nil {
-		return fmt.Errorf("state folder: %w (pass --state-dir or set %s to a folder of your own)", err, EnvDir)
+		return remedy.With(fmt.Errorf("state folder: %w", err), remedy.StateDir)
 	}
 	f, err := os.CreateTemp(dir, ".probe-*")
 	if err != nil {
-		return fmt.Errorf("state folder %s is not writable: %w (pass --state-dir or set %s to a folder of your own)", dir, err, EnvDir)
+		return remedy.With(fmt.Errorf("state folder %s is not writable: %w", dir, err), remedy.StateDir)
 	}
 	f.Close()
 	os.Remove(f.Name())

@@ -327,7 +327,7 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, nil, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestAViewWhoseConnectionClosedSaysSoAtOnce(t *testing.T) {
 	// client was being set up on this View: it must not go on probing a
 	// page it can no longer reach, nor try to open a Simple Browser.
 	b := testbrowser.Launch(t, "data:text/html,<title>view</title>")
-	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}, nil, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

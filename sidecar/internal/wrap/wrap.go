@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/fsnotify/fsnotify"
 )
@@ -100,10 +101,10 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 		case <-grace.C:
 			fallback = true
 		case <-timeout.C:
-			return state.File{}, fmt.Errorf("%w for %s (waited %s for a state file in %s).\n"+
+			return state.File{}, remedy.With(fmt.Errorf("%w for %s (waited %s for a state file in %s).\n"+
 				"Start one next to this command, e.g. add an MCP server entry {\"command\": \"browser-coordinator\"} "+
-				"in the same MCP config, or run `browser-coordinator` in this folder; pass --timeout to wait longer",
-				ErrNoCoordinator, o.Workspace, o.Timeout, o.StateDir)
+				"in the same MCP config, or run `browser-coordinator` in this folder",
+				ErrNoCoordinator, o.Workspace, o.Timeout, o.StateDir), remedy.WaitLonger)
 		case <-ctx.Done():
 			return state.File{}, ctx.Err()
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -134,7 +135,7 @@ func TestWaitIgnoresStaleAndBrokenFiles(t *testing.T) {
 func TestWaitTimesOutWithAdvice(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not-yet-created")
 	_, err := Wait(context.Background(), Options{StateDir: dir, Timeout: 150 * time.Millisecond})
-	if !errors.Is(err, ErrNoCoordinator) || !strings.Contains(err.Error(), "Start one") || !strings.Contains(err.Error(), "--timeout") {
+	if !errors.Is(err, ErrNoCoordinator) || !strings.Contains(err.Error(), "Start one") || !remedy.Has(err, remedy.WaitLonger) {
 		t.Fatalf("err = %v", err)
 	}
 }
