@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkOwnedDir, CoordinatorState, Entry, ensureOwnedDir, isStateFileName, pick, readState, redactEndpoint, scan, stateDir, stateDirFlag, StateWatcher, UntrustedError } from '../src/stateFile';
 import { MemoryLog } from '../src/log';
-import { coordinatorState, tempDir, waitFor } from './helpers';
+import { coordinatorState, osCases, platformOf, tempDir, waitFor } from './helpers';
 
 const state = (over: Partial<CoordinatorState> = {}) => coordinatorState({ workspace: '/nowhere', ...over });
 
@@ -34,9 +34,9 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(stateDir({ ...linux, env: { XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xdg' } }), '/run/user/1000/browser-coordinator');
   assert.equal(stateDir({ ...linux, env: { XDG_STATE_HOME: '/xdg' } }), '/xdg/browser-coordinator');
   assert.equal(stateDir({ ...linux, env: {} }), '/home/u/.local/state/browser-coordinator', 'never a predictable name in a shared /tmp');
-  assert.equal(stateDir({ platform: 'darwin', home: '/Users/u', tmpdir: '/var/folders/ab/T', env: { XDG_RUNTIME_DIR: '/x' } }), '/var/folders/ab/T/browser-coordinator');
+  assert.equal(stateDir({ platform: 'darwin', home: '/Users/u', tmpdir: '/var/folders/ab/T', env: { TMPDIR: '/var/folders/ab/T/', XDG_RUNTIME_DIR: '/x' } }), '/var/folders/ab/T/browser-coordinator');
   assert.equal(stateDir({ platform: 'win32', home: 'C:\\Users\\u', tmpdir: 'C:\\t', env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' } }),
-    path.join('C:\\Users\\u\\AppData\\Local', 'browser-coordinator'));
+    'C:\\Users\\u\\AppData\\Local\\browser-coordinator');
   assert.equal(stateDirFlag(['--browser', 'chrome', '--state-dir', '/a']), '/a');
   assert.equal(stateDirFlag(['--state-dir=/b', '--no-headless']), '/b');
   assert.equal(stateDirFlag(['--mcp', 'x', '--', '--state-dir', '/c']), undefined, 'a child\'s flag after -- is not ours');
@@ -45,6 +45,16 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(isStateFileName('.123-ab.json.tmp-99'), false);
   assert.equal(isStateFileName('.probe-1'), false);
   assert.equal(isStateFileName('vscode-cdp-port'), false);
+});
+
+test('stateDir agrees with the sidecar on every OS, a relative XDG path ignored on both sides', () => {
+  assert.ok(osCases.some((c) => c.env.XDG_RUNTIME_DIR === 'run'), 'the cases hold a relative XDG_RUNTIME_DIR');
+  for (const c of osCases) {
+    if (c.stateBase === null) continue; // no home folder: VS Code always has one
+    const platform = platformOf(c.os);
+    const sep = platform === 'win32' ? '\\' : '/';
+    assert.equal(stateDir({ platform, home: c.home, tmpdir: '/unused', env: c.env }), `${c.stateBase}${sep}browser-coordinator`, c.name);
+  }
 });
 
 const uid = process.getuid!();
