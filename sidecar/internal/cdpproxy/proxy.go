@@ -39,6 +39,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/endpoint"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
@@ -179,32 +180,21 @@ func (p *Proxy) Port() int { return p.port }
 // Secret is the path segment clients must send ("" without).
 func (p *Proxy) Secret() string { return p.cfg.Secret }
 
-func (p *Proxy) prefix() string {
-	if p.cfg.Secret == "" {
-		return ""
-	}
-	return "/" + p.cfg.Secret
-}
+// Endpoints are the proxy's endpoints (package endpoint writes them down).
+func (p *Proxy) Endpoints() endpoint.Proxy { return endpoint.Proxy{Port: p.port, Secret: p.cfg.Secret} }
 
 // Base is http://127.0.0.1:PORT, where the control API answers.
-func (p *Proxy) Base() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+func (p *Proxy) Base() string { return p.Endpoints().Base() }
 
 // Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT/<secret>.
-func (p *Proxy) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() }
+func (p *Proxy) Endpoint() string { return p.Endpoints().HTTP() }
 
 // WSEndpoint is a browser WebSocket endpoint that stays valid across browser
 // restarts: the proxy maps it to whichever browser runs.
-func (p *Proxy) WSEndpoint() string {
-	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() + "/devtools/browser"
-}
+func (p *Proxy) WSEndpoint() string { return p.Endpoints().WS() }
 
 // Redacted is Endpoint with the secret left out, for logs and status.
-func (p *Proxy) Redacted() string {
-	if p.cfg.Secret == "" {
-		return p.Endpoint()
-	}
-	return "http://127.0.0.1:" + strconv.Itoa(p.port) + "/<secret>"
-}
+func (p *Proxy) Redacted() string { return p.Endpoints().Redacted().HTTP() }
 
 // Close stops accepting, closes every client, and waits briefly for
 // in-flight HTTP requests.
@@ -343,7 +333,7 @@ func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) 
 // to ::1 first on some systems, where another user could listen on the same
 // port), and the path prefix that carries the secret.
 func (p *Proxy) proxyHost(*http.Request) string {
-	return "127.0.0.1:" + strconv.Itoa(p.port) + p.prefix()
+	return p.Endpoints().Authority()
 }
 
 // changedSince: the backend was dropped since gen, while r still waits.

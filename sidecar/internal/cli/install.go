@@ -245,6 +245,7 @@ func newInstallReport(f installFlags, o mcpconfig.Options, r mcpconfig.Result) i
 // wrong, its remedies as kinds, and where a file does not parse.
 type installError struct {
 	Error    string          `json:"error"`
+	File     string          `json:"file,omitempty"`
 	Remedies []remedy.Remedy `json:"remedies,omitempty"`
 	Line     int             `json:"line,omitempty"`
 	Column   int             `json:"column,omitempty"`
@@ -252,6 +253,10 @@ type installError struct {
 
 func installFailure(err error) installError {
 	e := installError{Error: err.Error(), Remedies: remedy.Of(err)}
+	var fe *mcpconfig.FileError
+	if errors.As(err, &fe) {
+		e.File = fe.File
+	}
 	var se *mcpconfig.SyntaxError
 	if errors.As(err, &se) {
 		e.Line, e.Column = se.Line, se.Column

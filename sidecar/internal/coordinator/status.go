@@ -46,8 +46,8 @@ func (c *Coordinator) Status() Status {
 		State:       m.state,
 		Backend:     state.BackendTier1,
 		ProxyPort:   c.proxy.Port(),
-		CDPEndpoint: c.proxy.Redacted(),
-		WSEndpoint:  redactedWS(c.proxy.Redacted()),
+		CDPEndpoint: c.proxy.Endpoints().Redacted().HTTP(),
+		WSEndpoint:  c.proxy.Endpoints().Redacted().WS(),
 		Connections: c.proxy.Connections(),
 		Fallback:    m.fallback,
 		PID:         os.Getpid(),
@@ -84,10 +84,6 @@ func (c *Coordinator) Status() Status {
 		s.Browser, s.Everyday = &b, e
 	}
 	return s
-}
-
-func redactedWS(endpoint string) string {
-	return "ws" + endpoint[len("http"):] + "/devtools/browser"
 }
 
 // stateFile is what the state file says: the status with the real

@@ -52,7 +52,7 @@ func Install(o Options, dryRun bool) (Result, error) {
 		doc, err = mergeOurs(old, o, &r)
 	}
 	if err != nil {
-		return r, fmt.Errorf("%s: %w; fix the file (or move it away) and run install again — nothing was written", t.Path, err)
+		return r, &FileError{File: t.Path, Err: err}
 	}
 	r.Content, r.Changed = doc, !bytes.Equal(old, doc)
 	if dryRun || !r.Changed {
@@ -66,6 +66,19 @@ func Install(o Options, dryRun bool) (Result, error) {
 	}
 	return r, nil
 }
+
+// FileError is a config file install cannot edit: it does not parse, or
+// is not laid out as a config file is. Nothing was written.
+type FileError struct {
+	File string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%s: %v; fix the file (or move it away) and run install again — nothing was written", e.File, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 // claudeCodesOwn: the file is Claude Code's own state (~/.claude.json),
 // private to the user.

@@ -13,6 +13,8 @@
 package mcpconfig
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -107,6 +109,31 @@ type server struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// listArgs writes "args": [] when there are none, as Claude Code
+	// writes its own file.
+	listArgs bool
+}
+
+func (s server) MarshalJSON() ([]byte, error) {
+	type plain server
+	var v any = plain(s)
+	if s.listArgs {
+		args := s.Args
+		if args == nil {
+			args = []string{}
+		}
+		v = struct {
+			Type    string            `json:"type,omitempty"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env,omitempty"`
+		}{s.Type, s.Command, args, s.Env}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n"), err
 }
 
 // Target is a planned install: the file, the path of its server map, the entries.
@@ -136,7 +163,7 @@ func Plan(o Options) (Target, error) {
 		typ = "stdio" // VS Code's mcp.json names the transport; so does Claude Code's own file
 	}
 	run := func(args ...string) server {
-		return server{Type: typ, Command: o.Sidecar, Args: append(slices.Clone(o.SidecarArgs), args...)}
+		return server{Type: typ, Command: o.Sidecar, Args: append(slices.Clone(o.SidecarArgs), args...), listArgs: o.Scope == Local}
 	}
 	t.Entries = append(t.Entries, Entry{Name: CoordinatorEntry, Value: run()})
 	switch child, known := Children[o.Child]; {

@@ -123,7 +123,7 @@ func TestClaudeCodesFileIsCreatedPrivateWhereItsDirSays(t *testing.T) {
 	data, _ := os.ReadFile(file)
 	json.Unmarshal(data, &doc)
 	want := map[string]any{"projects": map[string]any{folder: map[string]any{"mcpServers": map[string]any{
-		"browser-coordinator": map[string]any{"type": "stdio", "command": sidecar}}}}}
+		"browser-coordinator": map[string]any{"type": "stdio", "command": sidecar, "args": []any{}}}}}}
 	if got, _ := json.Marshal(doc); string(got) != mustJSON(want) {
 		t.Fatalf("written:\n%s", data)
 	}
