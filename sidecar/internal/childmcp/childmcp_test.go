@@ -413,13 +413,20 @@ func TestGarbageLinesOnStdoutAreSkipped(t *testing.T) {
 
 // syncBuffer is a bytes.Buffer for a logger that several goroutines use.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
+	mu    sync.Mutex
+	b     *bytes.Buffer
+	wrote chan struct{} // nil, or told of each write (room for one)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}
 	return s.b.Write(p)
 }
 
@@ -436,7 +443,7 @@ func TestACallBeforeAnyListWaitsForTheChild(t *testing.T) {
 }
 
 func TestCloseDuringAStartIsQuiet(t *testing.T) {
-	logs := &syncBuffer{b: &bytes.Buffer{}}
+	logs := &syncBuffer{b: &bytes.Buffer{}, wrote: make(chan struct{}, 1)}
 	read := func() string {
 		logs.mu.Lock()
 		defer logs.mu.Unlock()
@@ -449,11 +456,12 @@ func TestCloseDuringAStartIsQuiet(t *testing.T) {
 		_, err := child.Start(context.Background())
 		started <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(read(), "not JSON-RPC"); {
-		if time.Now().After(deadline) {
+	for guard := time.After(time.Minute); !strings.Contains(read(), "not JSON-RPC"); {
+		select {
+		case <-logs.wrote:
+		case <-guard:
 			t.Fatalf("the child did not start: %s", read())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	child.Close()
 	if err := <-started; err != ErrClosed {

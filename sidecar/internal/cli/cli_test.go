@@ -107,7 +107,7 @@ func serveArgs(t *testing.T, dir string, env []string, args ...string) *running 
 	}
 	s := &running{cmd: cmd, stdin: stdin}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(time.Minute) // a failure guard: a busy machine starts slowly
 	for s.path == "" {
 		select {
 		case ev := <-w.Events:
@@ -124,19 +124,29 @@ func serveArgs(t *testing.T, dir string, env []string, args ...string) *running 
 }
 
 // waitFor waits until the state file satisfies ok: the coordinator
-// connects or launches after it wrote its first state file.
+// connects or launches after it wrote its first state file. It looks again
+// whenever the folder changes (the file is replaced at each write).
 func (s *running) waitFor(t *testing.T, what string, ok func(state.File) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(s.path)); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.After(time.Minute)
 	for {
 		f, err := state.Read(s.path)
 		if err == nil && ok(f) {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 10 s: %+v (%v)", what, f, err)
+		select {
+		case <-w.Events:
+		case <-guard:
+			t.Fatalf("not %s after a minute: %+v (%v)", what, f, err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

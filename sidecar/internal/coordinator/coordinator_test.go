@@ -132,7 +132,7 @@ func TestFirstProxyConnectionLaunches(t *testing.T) {
 
 func TestStopRestartKeepThePort(t *testing.T) {
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	s1, err := c.Ensure(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,13 +3,13 @@
 package coordinator
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"syscall"
 	"testing"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
@@ -18,7 +18,7 @@ func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 	// OpenTab on every third): the call must reach the relaunched browser,
 	// not fail on the dead one.
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	for round := range 20 {
 		s, err := c.Ensure(ctx)
 		if err != nil {

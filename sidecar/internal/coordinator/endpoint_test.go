@@ -28,7 +28,7 @@ func attachTo(b *testbrowser.Browser) *Source {
 // pagesSeen lists the page URLs a client sees through the proxy.
 func pagesSeen(t *testing.T, c *Coordinator) string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestAttachedBrowserGoingAwayIsNoticed(t *testing.T) {
 func TestSwitchingBackendsLive(t *testing.T) {
 	other := otherBrowser(t)
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	s, err := c.Ensure(ctx)
 	if err != nil {
 		t.Fatal(err)

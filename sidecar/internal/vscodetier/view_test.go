@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
@@ -93,23 +95,38 @@ func (c *client) must(session, method string, params any) json.RawMessage {
 }
 
 // waitForIframe waits until VS Code's window holds its iframe target, as a
-// window that has been open for a while does.
+// window that has been open for a while does (the stand-in's page loads it:
+// nothing announces it to a client of /json/list).
 func waitForIframe(t *testing.T, b *testbrowser.Browser) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testutil.Poll(t, "the stand-in window loads its iframe", func() bool {
 		resp, err := http.Get("http://" + b.Addr() + "/json/list")
-		if err == nil {
-			var list []struct{ Type, URL string }
-			json.NewDecoder(resp.Body).Decode(&list)
-			resp.Body.Close()
-			for _, l := range list {
-				if l.Type == "iframe" && strings.Contains(l.URL, "/content") {
-					return
-				}
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stand-in window never loaded its iframe")
+		defer resp.Body.Close()
+		var list []struct{ Type, URL string }
+		json.NewDecoder(resp.Body).Decode(&list)
+		return slices.ContainsFunc(list, func(l struct{ Type, URL string }) bool {
+			return l.Type == "iframe" && strings.Contains(l.URL, "/content")
+		})
+	})
+}
+
+// waitCurrent waits until the View knows a view, looking again whenever its
+// targets change (a probe that finds a page is not VS Code's window is one).
+func waitCurrent(t *testing.T, v *View) cdp.Target {
+	t.Helper()
+	guard := time.After(testutil.Guard)
+	for {
+		changed := v.follow.Changed()
+		if c, ok := v.Current(); ok {
+			return c
+		}
+		select {
+		case <-changed:
+		case <-guard:
+			t.Fatal("the page never became the view")
 		}
 	}
 }
@@ -332,14 +349,7 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(v.Shutdown)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, ok := v.Current(); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never became the view")
-		}
-	}
+	waitCurrent(t, v)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -370,14 +380,7 @@ func TestAViewWhoseConnectionClosedSaysSoAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, ok := v.Current(); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never became the view")
-		}
-	}
+	waitCurrent(t, v)
 	v.Shutdown()
 	if _, err := v.ensureView(context.Background(), ""); !errors.Is(err, errViewGone) {
 		t.Fatalf("ensureView on a closed View: %v", err)

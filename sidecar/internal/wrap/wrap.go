@@ -35,6 +35,10 @@ type Options struct {
 	// coordinator that is already running must not win the race.
 	Grace  time.Duration
 	Logger *slog.Logger
+
+	// waiting, when set, is called each time Wait has looked and blocks
+	// until the folder changes (or a timer): tests write files after it.
+	waiting func()
 }
 
 // ErrNoCoordinator is returned when no live coordinator appeared in time.
@@ -90,6 +94,9 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 			}
 			log.Debug("found coordinator", "state", e.Path, "proxyPort", e.File.ProxyPort, "waited", time.Since(start))
 			return e.File, nil
+		}
+		if o.waiting != nil {
+			o.waiting()
 		}
 		select {
 		case ev := <-w.Events:
