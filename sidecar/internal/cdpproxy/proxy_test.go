@@ -240,8 +240,9 @@ func TestLargeFrame(t *testing.T) {
 	}
 	var att struct{ SessionID string }
 	json.Unmarshal(res, &att)
-	// 100 MiB in one answer frame, the size of a very large screenshot.
-	const size = 100 << 20
+	// 48 MiB in one answer frame, a very large screenshot (sized so that
+	// -race on a busy machine takes seconds, not minutes).
+	const size = 48 << 20
 	got := evaluate(t, c, att.SessionID, fmt.Sprintf("'x'.repeat(%d)", size))
 	if len(got) != size+2 {
 		t.Fatalf("answer has %d bytes, want %d", len(got), size+2)
