@@ -26,14 +26,24 @@ var ErrInvalid = fmt.Errorf("not valid JSON")
 // indentation stay as they were. An entry that exists is replaced in place.
 // An empty document becomes a new one.
 func Merge(doc []byte, path []string, entries []Entry) ([]byte, error) {
+	if len(entries) == 0 {
+		return doc, nil
+	}
+	return edit(doc, len(entries), func(doc []byte, i int) ([]byte, error) {
+		if i == 0 && len(bytes.TrimSpace(neutralize(doc))) == 0 {
+			doc = []byte("{}\n")
+		}
+		return set(doc, path, entries[i])
+	})
+}
+
+// edit runs n steps on doc with its BOM taken off, and puts the BOM back.
+func edit(doc []byte, n int, step func(doc []byte, i int) ([]byte, error)) ([]byte, error) {
 	hadBOM := bytes.HasPrefix(doc, bom)
 	doc = bytes.TrimPrefix(doc, bom)
-	if len(bytes.TrimSpace(neutralize(doc))) == 0 {
-		doc = []byte("{}\n")
-	}
-	for _, e := range entries {
+	for i := range n {
 		var err error
-		if doc, err = set(doc, path, e); err != nil {
+		if doc, err = step(doc, i); err != nil {
 			return nil, err
 		}
 	}
@@ -281,18 +291,7 @@ func Members(doc []byte, path []string) ([]Member, error) {
 // Remove takes the named members out of the object at path, and changes
 // nothing else; names that are not there are passed over.
 func Remove(doc []byte, path []string, names []string) ([]byte, error) {
-	hadBOM := bytes.HasPrefix(doc, bom)
-	doc = bytes.TrimPrefix(doc, bom)
-	for _, name := range names {
-		var err error
-		if doc, err = removeMember(doc, path, name); err != nil {
-			return nil, err
-		}
-	}
-	if hadBOM {
-		doc = append(bytes.Clone(bom), doc...)
-	}
-	return doc, nil
+	return edit(doc, len(names), func(doc []byte, i int) ([]byte, error) { return removeMember(doc, path, names[i]) })
 }
 
 // span is one member's place: its key's start and its value's end.
