@@ -92,6 +92,16 @@ func (p document) object(path []string) (gjson.Result, bool, error) {
 	return r, true, nil
 }
 
+// objectAt parses doc and finds the object at path (ok false: not there).
+func objectAt(doc []byte, path []string) (document, gjson.Result, bool, error) {
+	p, err := parse(doc)
+	if err != nil {
+		return p, gjson.Result{}, false, err
+	}
+	obj, ok, err := p.object(path)
+	return p, obj, ok, err
+}
+
 // set applies one entry: replaced where it is, else added to the deepest
 // object of path that exists, with what is missing below it.
 func set(doc []byte, path []string, e Entry) ([]byte, error) {
@@ -272,11 +282,7 @@ func Members(doc []byte, path []string) ([]Member, error) {
 	if len(bytes.TrimSpace(neutralize(doc))) == 0 {
 		return nil, nil
 	}
-	p, err := parse(doc)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok, err := p.object(path)
+	_, obj, ok, err := objectAt(doc, path)
 	if !ok || err != nil {
 		return nil, err
 	}
@@ -298,11 +304,7 @@ func Remove(doc []byte, path []string, names []string) ([]byte, error) {
 type span struct{ key, end int }
 
 func removeMember(doc []byte, path []string, name string) ([]byte, error) {
-	p, err := parse(doc)
-	if err != nil {
-		return nil, err
-	}
-	obj, ok, err := p.object(path)
+	p, obj, ok, err := objectAt(doc, path)
 	if !ok || err != nil {
 		return doc, err
 	}
