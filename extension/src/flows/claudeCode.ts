@@ -58,6 +58,12 @@ function wanted(ctx: Ctx): Wanted {
 
 /** Inspects each folder's entries in both places, keeps the folder's own choice current, and notes what to offer. */
 async function checkClaudeCode(ctx: Ctx): Promise<void> {
+  if (!ctx.sidecar) {
+    // The sidecar step says why there is none; without it the files cannot be read.
+    ctx.claude = [];
+    ctx.log.info('Claude Code: no sidecar, so its entries are not checked');
+    return;
+  }
   const found: ClaudeFolder[] = [];
   const errors: string[] = [];
   for (const folder of ctx.folders) {
