@@ -241,7 +241,7 @@ func TestAPeerEndsWithItsConnection(t *testing.T) {
 	}
 	select {
 	case <-p.peer.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the peer outlived its connection")
 	}
 	if _, err := b.Conn.Open(context.Background(), cdp.PeerOptions{Mode: cdp.Browser}); err == nil {
@@ -354,7 +354,7 @@ func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
 			if got != want {
 				t.Fatalf("detached %q, want %q", got, want)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatalf("%q was never detached", want)
 		}
 	}
@@ -502,7 +502,7 @@ func TestAPagePeerEndsWithItsTarget(t *testing.T) {
 	}
 	select {
 	case <-p.peer.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the page peer outlived its tab")
 	}
 	if !errors.Is(p.peer.Err(), cdp.ErrDetached) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/tidwall/gjson"
 )
 
@@ -106,7 +107,7 @@ func TestADeadlineMidWriteDoesNotCutTheMessage(t *testing.T) {
 	if err := <-first; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("the first call: %v, want its answer or its deadline", err)
 	}
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), testutil.Guard)
 	defer cancel2()
 	if _, err := e.conn.Call(ctx2, "", "Browser.getVersion", nil); err != nil {
 		t.Fatalf("the next call on the connection: %v", err)
@@ -147,7 +148,7 @@ func TestAWriteThatFailsOnceStartedEndsTheConnection(t *testing.T) {
 	}
 	select {
 	case <-e.conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the connection outlived a write cut short")
 	}
 	if why := e.conn.Err(); why == nil || !strings.Contains(why.Error(), "write to the browser") || !strings.Contains(why.Error(), "cut short") {

@@ -301,7 +301,7 @@ func TestDropConnections(t *testing.T) {
 	}
 	select {
 	case <-c.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("client connection survived DropConnections")
 	}
 	// The same port serves the next connection.
@@ -434,7 +434,7 @@ func rawExchange(t *testing.T, port int, head string, waitClose bool) (code int,
 	}
 	data, _ := io.ReadAll(resp.Body)
 	if waitClose {
-		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_ = conn.SetReadDeadline(time.Now().Add(testutil.Guard))
 		_, err = conn.Read(make([]byte, 1))
 		closed = errors.Is(err, io.EOF)
 	}

@@ -130,7 +130,7 @@ func (w *wire) request(method, params string) json.RawMessage {
 // await returns the first message received that matches.
 func (w *wire) await(match func(map[string]json.RawMessage) bool) json.RawMessage {
 	w.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(testutil.Guard)
 	for seen := 0; ; {
 		w.mu.Lock()
 		msgs := w.msgs

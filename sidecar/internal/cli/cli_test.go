@@ -160,7 +160,7 @@ func (s *running) wait(t *testing.T) int {
 			return ee.ExitCode()
 		}
 		return 0
-	case <-time.After(20 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("serve did not exit")
 		return -1
 	}

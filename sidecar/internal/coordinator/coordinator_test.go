@@ -152,7 +152,7 @@ func TestStopRestartKeepThePort(t *testing.T) {
 	}
 	select {
 	case <-conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("client connection to the old browser was not closed")
 	}
 	conn2, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
@@ -447,7 +447,7 @@ func TestAttachTabGivesASessionOfItsOwn(t *testing.T) {
 		if m.Method != "Runtime.executionContextCreated" {
 			t.Fatalf("first event %s", m.Method)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("no event reached the session's handler")
 	}
 	if _, err := c.AttachTab(ctx, "no-such-target", nil); !errors.Is(err, ErrNoTab) {

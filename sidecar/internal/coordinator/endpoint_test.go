@@ -112,7 +112,7 @@ func TestSwitchingBackendsLive(t *testing.T) {
 	c.SetSource(attachTo(other))
 	select {
 	case <-conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("a client of the old backend was not disconnected")
 	}
 	if !strings.Contains(pagesSeen(t, c), "other-browser") {
@@ -143,7 +143,7 @@ func TestUnreachableSourceFallsBackWhenAsked(t *testing.T) {
 	if err != nil || s.Backend != state.BackendTier1 || s.State != Running || !strings.Contains(s.Fallback, "does not answer") {
 		t.Fatalf("fallback: %+v %v", s, err)
 	}
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		select {
 		case ev := <-events:

@@ -19,6 +19,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
@@ -53,7 +54,7 @@ func waitStatus(t *testing.T, c *Coordinator, what string, ok func(Status) bool)
 	t.Helper()
 	events, stop := c.Subscribe()
 	defer stop()
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		if s := c.Status(); ok(s) {
 			return s
@@ -115,7 +116,7 @@ func attachAt(t *testing.T, c *Coordinator, tabID, path string, onEvent func(cdp
 	if _, err := s.Call(ctx, "Page.enable", nil); err != nil {
 		t.Fatal(err)
 	}
-	for timeout := time.After(10 * time.Second); evalOn(t, s, "location.pathname + location.hash") != path; {
+	for timeout := time.After(testutil.Guard); evalOn(t, s, "location.pathname + location.hash") != path; {
 		select {
 		case <-navigated:
 		case <-timeout:
@@ -176,7 +177,7 @@ func TestEverydayBackend(t *testing.T) {
 	if _, err := sess.Call(ctx, "Page.navigate", map[string]any{"url": srv.URL + "/next"}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.After(10 * time.Second); ; {
+	for deadline := time.After(testutil.Guard); ; {
 		select {
 		case m := <-events:
 			if m.Method == "Page.loadEventFired" {
@@ -226,10 +227,10 @@ loaded:
 	}
 	select {
 	case <-sess.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the coordinator's session on the agent's tab outlived the stop")
 	}
-	for deadline := time.Now().Add(10 * time.Second); user.HasTarget(userbrowser.IsPage(srv.URL + "/next")); {
+	for deadline := time.Now().Add(testutil.Guard); user.HasTarget(userbrowser.IsPage(srv.URL + "/next")); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the agent's tab is still open after stop: %+v", user.Targets())
 		}
@@ -346,7 +347,7 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	user.StopServiceWorker()
 	select {
 	case <-before.Done():
-	case <-time.After(15 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the coordinator's session on the tab outlived the extension")
 	}
 	s := waitStatus(t, c, "the extension's disconnection", func(s Status) bool { return s.Everyday != nil && !s.Everyday.Connected })
@@ -443,7 +444,7 @@ func TestEverydaySwitches(t *testing.T) {
 	if err != nil || s.Backend != state.BackendTier1 || s.Browser == nil || s.Browser.PID == 0 || s.Everyday != nil {
 		t.Fatalf("switch to chromium: %+v %v", s, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); user.HasTarget(userbrowser.IsPage(url)); {
+	for deadline := time.Now().Add(testutil.Guard); user.HasTarget(userbrowser.IsPage(url)); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the agent's tab stayed in the user's browser: %+v", user.Targets())
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 // The state machine, driven through every transition with a fake launcher:
@@ -198,7 +199,7 @@ func TestMachineCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
 		if ev.Kind != StateChanged {
 			t.Fatalf("event %+v", ev)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("no event for the crash")
 	}
 	if _, err := c.ensure(context.Background()); err != nil || fl.last() == first || c.Status().State != Running {
@@ -362,7 +363,7 @@ func TestMachineSourcesSwitchAndFallBack(t *testing.T) {
 			if ev.Kind == FellBack && ev.Source == "vscode 2" {
 				return
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("no FellBack event")
 		}
 	}

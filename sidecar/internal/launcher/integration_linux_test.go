@@ -157,7 +157,7 @@ func TestContextCancelStopsBrowser(t *testing.T) {
 	cancel()
 	select {
 	case <-b.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("browser outlived its context")
 	}
 	_ = b.Stop(context.Background()) // waits for the profile removal started by the cancel
@@ -257,7 +257,7 @@ func TestStopEndsProcessesThatLeftTheGroup(t *testing.T) {
 	endStragglers(marker, slog.Default())
 	select {
 	case <-handler:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("a process that left the browser's group outlived endStragglers")
 	}
 	select {

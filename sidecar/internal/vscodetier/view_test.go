@@ -80,7 +80,7 @@ func dial(t *testing.T, url string) *client {
 }
 
 func (c *client) call(session, method string, params any) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Guard)
 	defer cancel()
 	return c.conn.Call(ctx, session, method, params)
 }
@@ -166,7 +166,7 @@ func TestSimpleBrowserIframeIsTheOnlyPage(t *testing.T) {
 				}
 				session = a.SessionID
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("no attachedToTarget for the view")
 		}
 	}
@@ -363,7 +363,7 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		if err == nil {
 			t.Fatal("a view that does not answer was handed out")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("ensureView kept probing past its context")
 	}
 	if n := attaches.Load(); n > 20 {

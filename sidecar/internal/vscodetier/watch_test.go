@@ -197,7 +197,7 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 		t.Logf("port file → backend switched: %v", took)
 		select {
 		case <-client.Done():
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("the launched browser's client was not disconnected")
 		}
 		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-one" {
