@@ -39,9 +39,13 @@ func portBackend(b *testbrowser.Browser) Backend {
 
 const secret = "s3cr3t"
 
+// testWords name each remedy: the proxy says its remedies in the words it
+// is given (the command line gives flags: scripts/e2e/lifecycle.test.mjs).
+var testWords = remedy.Words{remedy.ProxyAuthOff: "[proxy-auth-off]"}
+
 func listen(t *testing.T, r Resolver) *Proxy {
 	t.Helper()
-	p, err := Listen(Config{Resolver: r, Secret: secret})
+	p, err := Listen(Config{Resolver: r, Secret: secret, Words: testWords})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +463,7 @@ func TestRefusals(t *testing.T) {
 		{"localhost page Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n" + upgrade + "\r\n", 403, "refused Origin"},
 		{"DevTools' Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: devtools://devtools\r\n" + upgrade + "\r\n", 403, "refused Origin"},
 		{"foreign Origin on /json", "GET /" + secret + "/json/list HTTP/1.1\r\nHost: localhost:%d\r\nOrigin: https://attacker.example\r\n\r\n", 403, "refused Origin"},
-		{"no secret", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "--proxy-auth off"},
+		{"no secret", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "[proxy-auth-off]"},
 		{"no secret on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" + upgrade + "\r\n", 401, "needs the coordinator's secret"},
 		{"a wrong secret", "GET /s3cr3u/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
 		{"the secret's prefix", "GET /s3cr/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},

@@ -356,13 +356,16 @@ func TestChildrenThatCannotStart(t *testing.T) {
 		name, mode string
 		command    []string
 		want       []string
+		// start bounds the start; the garbage child must have printed by
+		// then, which a busy machine takes seconds to do.
+		start time.Duration
 	}{
-		{"missing command", "", []string{"no-such-mcp-server-here", "--flag"}, []string{"start the child MCP no-such-mcp-server-here --flag", "executable file not found"}},
-		{"exits at once", "exit", nil, []string{"did not answer initialize", "exited at once (exit status 2)"}},
-		{"only garbage on stdout", "garbage", nil, []string{"did not answer initialize in time", "2 line(s) to stdout that are not JSON-RPC", "Hello! I am a server"}},
+		{"missing command", "", []string{"no-such-mcp-server-here", "--flag"}, []string{"start the child MCP no-such-mcp-server-here --flag", "executable file not found"}, 2 * time.Second},
+		{"exits at once", "exit", nil, []string{"did not answer initialize", "exited at once (exit status 2)"}, 2 * time.Second},
+		{"only garbage on stdout", "garbage", nil, []string{"did not answer initialize in time", "2 line(s) to stdout that are not JSON-RPC", "Hello! I am a server"}, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			child := fake(t, tc.mode, Config{StartTimeout: 2 * time.Second})
+			child := fake(t, tc.mode, Config{StartTimeout: tc.start})
 			if tc.command != nil {
 				child.cfg.Command = tc.command
 			}
