@@ -209,6 +209,7 @@ func runServe(args []string) int {
 		case <-done:
 		case <-time.After(15 * time.Second):
 			log.Error("shutdown took too long; exiting anyway")
+			os.Remove(c.StatePath()) // no state file outlives its coordinator (the browser dies with the process group)
 		}
 	}()
 
