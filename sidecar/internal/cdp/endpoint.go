@@ -156,6 +156,9 @@ func Redact(raw string) string {
 // DialTCP opens a connection to the endpoint, through TLS when it wants it.
 func (e Endpoint) DialTCP(ctx context.Context) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second}
+	if _, ok := ctx.Deadline(); ok {
+		d.Timeout = 0 // the caller's deadline bounds the dial
+	}
 	if !e.TLS {
 		return d.DialContext(ctx, "tcp", e.Addr)
 	}

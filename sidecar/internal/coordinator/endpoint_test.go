@@ -10,6 +10,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
@@ -61,7 +62,7 @@ func TestAttach(t *testing.T) {
 	// Browser options cannot change a browser the coordinator did not start.
 	_, _, err = c.Launch(ctx, func(o *Options) { o.Headless = !o.Headless })
 	var bad *BadRequestError
-	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "reconnects") {
+	if !errors.As(err, &bad) || !remedy.Has(err, remedy.Reconnect) {
 		t.Fatalf("launch with other options: %v", err)
 	}
 	// Stop lets go; it never kills what it did not start.
