@@ -195,23 +195,25 @@ test('StateWatcher: follows the file live — appears, changes, half-written nei
   write(path.join(dir, '200-bb.json'), '{"pid": 1, "prox');
   write(path.join(dir, '.300-cc.json.tmp-5'), '{}');
   writeAtomic(path.join(dir, '400-dd.json'), state({ workspace: '/another/project' }));
-  await new Promise((r) => setTimeout(r, 200));
-  assert.equal(seen.length, 3);
-  assert.equal(w.current?.state.state, 'running');
+  // Then a change that is seen: had those three changed anything, it would
+  // have been seen before this one (one watcher, in order).
+  writeAtomic(file, state({ workspace: ws, state: 'stopped' }));
+  await waitFor(() => seen.length === 4, 'the change after them');
+  assert.equal(seen[3]?.state.state, 'stopped', 'the half-written file, the temp file and another project\'s changed nothing');
 
   fs.rmSync(file);
-  await waitFor(() => seen.length === 4, 'the removal');
-  assert.equal(seen[3], undefined);
+  await waitFor(() => seen.length === 5, 'the removal');
+  assert.equal(seen[4], undefined);
 
   // A coordinator killed with SIGKILL leaves its file: the pid check notices.
   const proc = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   t.after(() => proc.kill('SIGKILL'));
   writeAtomic(path.join(dir, '500-ee.json'), state({ workspace: ws, pid: proc.pid! }));
-  await waitFor(() => seen.length === 5, 'the killable coordinator');
-  assert.equal(seen[4]?.state.pid, proc.pid);
+  await waitFor(() => seen.length === 6, 'the killable coordinator');
+  assert.equal(seen[5]?.state.pid, proc.pid);
   proc.kill('SIGKILL');
-  await waitFor(() => seen.length === 6, 'the dead coordinator to be dropped');
-  assert.equal(seen[5], undefined);
+  await waitFor(() => seen.length === 7, 'the dead coordinator to be dropped');
+  assert.equal(seen[6], undefined);
   assert.ok(fs.existsSync(path.join(dir, '500-ee.json')), 'its file is still there, ignored');
   assert.ok(log.lines.some((l) => /skipped .*200-bb\.json is not valid JSON/.test(l)), log.lines.join('\n'));
 });
@@ -238,7 +240,7 @@ test('StateWatcher: re-arms itself — the folder removed and made again, a refu
   assert.match(problems.at(-1) ?? '', /chmod 700/);
   assert.equal(seen.at(-1), undefined, 'and no coordinator is shown from it');
   writeAtomic(path.join(dir, '200-bb.json'), state({ workspace: ws }));
-  await new Promise((r) => setTimeout(r, 150));
+  w.refresh(); // a scan now, of the refused folder
   assert.equal(seen.at(-1), undefined, 'nothing is read from a refused folder');
   fs.chmodSync(dir, 0o700);
   await waitFor(() => w.watching && problems.at(-1) === undefined, 'the watcher to recover once the folder is fixed', 15_000);
