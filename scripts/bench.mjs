@@ -25,6 +25,9 @@
 //                            at an MCP client: load event → list_changed (≤ 150 ms), tools/list bytes
 //                            with a typical page focused (page's part ≤ 6 KB), the flight search in one
 //                            page-tool call vs Playwright MCP (snapshot, fill form, click)
+//   corpus of real apps      docs/corpus.md: tasks done right by page tools alone (≥ 90 %), wrong "done"
+//                            answers (0), and on the tasks page tools do right, calls and time against
+//                            Playwright MCP's snapshot + fill + click (≥ 2× fewer, ≥ 2× less)
 //
 // BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
 import { spawn } from 'node:child_process';
@@ -250,6 +253,10 @@ try {
   } finally {
     await site.close();
   }
+
+  progress('corpus of real apps, page tools vs Playwright MCP ...');
+  const { corpusRows } = await import('./lib/corpus/benchrows.mjs');
+  for (const r of await corpusRows({ work, quick, progress })) row(...r);
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });

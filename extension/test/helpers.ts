@@ -131,7 +131,7 @@ export function coordinatorState(over: Partial<CoordinatorState> = {}): Coordina
     pid: process.pid,
     proxyPort: 41000,
     cdpEndpoint: 'http://127.0.0.1:41000',
-    wsEndpoint: 'ws://127.0.0.1:41000/devtools/browser',
+    wsEndpoint: 'ws://127.0.0.1:41000/devtools/browser/coordinator',
     backend: 'tier1',
     browser: null,
     state: 'idle',

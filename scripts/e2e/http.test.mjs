@@ -4,12 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { call } from '../lib/mcp.mjs';
 import { childMCPs } from '../lib/paths.mjs';
 import { workspace } from '../lib/workspace.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { readStates } from '../lib/statefiles.mjs';
 import { startHTTPCoordinator, connectHTTP, rawRequest, initializeBody } from '../lib/httpmcp.mjs';
+import { startChromium } from '../lib/chromium.mjs';
+import { cdp } from '../lib/cdpclient.mjs';
 
 const ws = workspace('bchttp-');
 
@@ -88,7 +91,8 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   for (const [what, url, opts, status, want] of [
     ['a foreign Host (DNS rebinding)', hc.url, { headers: { host: 'evil.example', ...hc.auth }, body: initializeBody }, 403, /DNS rebinding/],
     ['a foreign Host on the SSE stream', `${hc.base}/sse`, { method: 'GET', headers: { host: 'rebind.attacker.test:80', ...hc.auth } }, 403, /DNS rebinding/],
-    ['a foreign browser Origin', hc.url, { headers: { origin: 'https://evil.example', ...sessionHeaders }, body: callBody }, 403, /only pages served from this machine/],
+    ['a foreign browser Origin', hc.url, { headers: { origin: 'https://evil.example', ...sessionHeaders }, body: callBody }, 403, /web pages may not use this server; a web client you trust can be let in with --allow-origin/],
+    ['a page on another local port', hc.url, { headers: { origin: 'http://localhost:6274', ...hc.auth }, body: initializeBody }, 403, /refused Origin "http:\/\/localhost:6274"/],
     ['malformed JSON', hc.url, { headers: sessionHeaders, body: '{"jsonrpc":"2.0","id":9,"method":' }, 400, /not valid JSON/],
     ['a batch', hc.url, { headers: sessionHeaders, body: `[${callBody}]` }, 400, /batches are not supported/],
     ['an id that is not a string or a number', hc.url, { headers: sessionHeaders, body: callBody.replace('"id":9', '"id":true') }, 400, /the id must be a string or a number/],
@@ -102,10 +106,6 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   }
   assert.equal(opened(hc).length, 1, 'no session was opened by a refused request');
   assert.equal((await status(client)).state, 'idle', 'no refused request launched the browser');
-  // A page on this machine may talk to it (CORS for local origins).
-  const local = await rawRequest(hc.url, { headers: { origin: 'http://localhost:6274', ...hc.auth }, body: initializeBody });
-  assert.equal(local.status, 200);
-  assert.equal(local.headers['access-control-allow-origin'], 'http://localhost:6274');
 
   // With a token (here from BROWSER_COORDINATOR_TOKEN) every request needs it.
   const secured = await startHTTPCoordinator({ ...ws.dirs('token'), env: { BROWSER_COORDINATOR_TOKEN: 'tok-123' } });
@@ -124,3 +124,79 @@ test('HTTP refusals: a foreign Host or Origin, malformed JSON, an unknown sessio
   t.after(() => Promise.all(ok.map((c) => c.close())));
   for (const conn of ok) assert.equal((await status(conn)).state, 'idle');
 });
+
+// A web page the user's browser shows, served from another loopback port,
+// tries the HTTP transport as a page can: a CORS request (with its
+// preflight), a no-cors POST (no preflight) and a no-cors GET of the SSE
+// stream (which carries no Origin). None opens a session, with a token or
+// without one (--insecure-no-token); only a page let in with --allow-origin
+// gets CORS, and it still needs the token.
+test('HTTP: a page on another loopback port gets no CORS and no session, with or without a token', async (t) => {
+  const browser = await startChromium({ profile: fs.mkdtempSync(path.join(ws.work, 'page-browser-')), url: `${ws.pages.url}/` });
+  t.after(() => browser.kill());
+  const page = await pageOf(browser, `${ws.pages.url}/`);
+  t.after(() => page.close());
+  const attempt = async (hc, token) => {
+    const res = await page.call('Runtime.evaluate', { expression: `(${pageAttempt})(${JSON.stringify(hc.base)}, ${JSON.stringify(token ?? '')})`, awaitPromise: true, returnByValue: true });
+    return res.result.result.value;
+  };
+  const refusals = (hc) => hc.stderr().match(/msg="refused an HTTP request" status=403/g)?.length ?? 0;
+
+  for (const [what, extra] of [['with --insecure-no-token', ['--insecure-no-token']], ['with a token', []]]) {
+    const hc = await startHTTPCoordinator({ ...ws.dirs(`page-${extra.length}`), args: extra });
+    t.after(() => hc.stop());
+    const got = await attempt(hc);
+    assert.deepEqual(got, { cors: 'blocked', noCorsPost: 'opaque', noCorsSSE: 'opaque' }, what);
+    await waitUntil(() => refusals(hc) >= 3, { what: `the server to refuse the page's preflight, no-cors POST and no-cors GET (${what})`, timeout: 30_000 });
+    assert.match(hc.stderr(), /msg="refused an HTTP request" status=403 method=OPTIONS path=\/mcp .*reason="browser-coordinator: refused Origin/, what);
+    assert.match(hc.stderr(), /msg="refused an HTTP request" status=403 method=GET path=\/sse .*Sec-Fetch-Site: same-site/, what);
+    assert.equal(opened(hc).length, 0, `no session was opened by the page (${what})`);
+  }
+
+  // The same page, let in: CORS, and a session with the token.
+  const origin = new URL(ws.pages.url).origin;
+  const trusted = await startHTTPCoordinator({ ...ws.dirs('page-trusted'), args: ['--allow-origin', origin] });
+  t.after(() => trusted.stop());
+  assert.equal((await attempt(trusted, trusted.token)).cors, '200 with a session', 'a page let in, with the token');
+  assert.equal((await attempt(trusted)).cors, 'blocked', 'a page let in, without the token');
+  assert.equal(opened(trusted).length, 1);
+});
+
+/** What the page runs: base is the HTTP transport's, token what the page knows. */
+const pageAttempt = async (base, token) => {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const out = {};
+  try {
+    const r = await fetch(`${base}/mcp`, { method: 'POST', headers, body });
+    out.cors = `${r.status} ${r.headers.get('mcp-session-id') ? 'with a session' : 'without a session'}`;
+  } catch {
+    out.cors = 'blocked';
+  }
+  const noCors = async (url, init) => {
+    const ac = new AbortController();
+    try {
+      return (await fetch(url, { ...init, mode: 'no-cors', signal: ac.signal })).type;
+    } catch {
+      return 'failed';
+    } finally {
+      ac.abort(); // an SSE stream the server opened would stay open
+    }
+  };
+  out.noCorsPost = await noCors(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+  out.noCorsSSE = await noCors(`${base}/sse`, {});
+  return out;
+};
+
+/** A CDP client of the browser's page at url, once its document is url's. */
+async function pageOf(browser, url) {
+  const list = await (await fetch(`http://127.0.0.1:${browser.port}/json/list`)).json();
+  const target = list.find((x) => x.type === 'page' && x.url === url);
+  assert.ok(target, `the browser shows ${url}: ${JSON.stringify(list)}`);
+  const page = await cdp(target.webSocketDebuggerUrl);
+  const origin = new URL(url).origin;
+  await waitUntil(async () => (await page.call('Runtime.evaluate', { expression: 'location.origin', returnByValue: true })).result?.result?.value === origin,
+    { what: `the page's document to be ${url}`, timeout: 30_000 });
+  return page;
+}

@@ -3,7 +3,7 @@
 // what they measure.
 import WebSocket from 'ws';
 
-/** Opens url; resolves to { call(method, params), close() }. */
+/** Opens url; resolves to { call(method, params, sessionId), close() }; call resolves to the whole answer ({ id, result } or { id, error }). */
 export function cdp(url) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, maxPayload: 1 << 30 });
@@ -15,7 +15,10 @@ export function cdp(url) {
       waiting.delete(m.id);
     });
     ws.once('open', () => resolve({
-      call: (method, params = {}) => new Promise((res) => { waiting.set(++id, res); ws.send(JSON.stringify({ id, method, params })); }),
+      call: (method, params = {}, sessionId) => new Promise((res) => {
+        waiting.set(++id, res);
+        ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+      }),
       close: () => ws.close(),
     }));
     ws.once('error', reject);

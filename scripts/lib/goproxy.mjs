@@ -19,10 +19,13 @@ export function modulePath() {
 
 /** The module's files: what git tracks (or would) under go.mod's folder that a module zip holds. */
 function moduleFiles() {
-  // The whole repository, as the module proxy zips it from a tag (there is
-  // no other module below the root to leave out).
+  // The whole repository, as the module proxy zips it from a tag, less the
+  // modules below the root (scripts/cdpclients): a folder with a go.mod of
+  // its own is another module, and Go refuses a zip that holds one.
   const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
-  return out.split('\0').filter((f) => f && fs.existsSync(path.join(root, f)) && fs.statSync(path.join(root, f)).isFile());
+  const files = out.split('\0').filter((f) => f && fs.existsSync(path.join(root, f)) && fs.statSync(path.join(root, f)).isFile());
+  const nested = files.filter((f) => f.endsWith('/go.mod')).map((f) => f.slice(0, -'go.mod'.length));
+  return files.filter((f) => !nested.some((dir) => f.startsWith(dir)));
 }
 
 /** A zip file of entries [{ name, data }], deflated, with the CRCs Go checks. */

@@ -6,7 +6,11 @@
 //     loopback host (localhost, 127.x, [::1]). A web page whose own domain
 //     resolves to 127.0.0.1 (DNS rebinding) names its domain and is refused.
 //   - Origin: CDP clients and MCP clients send none. A browser page sends its
-//     own; which pages may come in is the surface's rule (Origins).
+//     own, and only the surface's own pages and the origins it was
+//     configured with come in: never "every page of this machine", since
+//     any local program (or a page it serves) has a loopback origin. A
+//     page's request that carries no Origin (a no-cors GET, an <img>) is
+//     known by its Sec-Fetch-Site header and refused the same way.
 //   - Bearer token: "Authorization: Bearer <token>", the scheme matched
 //     without regard to case (RFC 7235), the token in constant time.
 //
@@ -20,29 +24,23 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 )
 
-// Origins is which browser pages a surface serves.
-type Origins int
-
-const (
-	// SameOrigin: only pages served by the surface itself (its own
-	// http://127.0.0.1:PORT or http://localhost:PORT). The CDP proxy and the
-	// control API: no web page may drive the browser.
-	SameOrigin Origins = iota
-	// LocalPages: pages of this machine (http(s)://localhost, 127.x or
-	// [::1], any port), e.g. a local MCP web client. The HTTP transport.
-	LocalPages
-)
-
 // Checker is one surface's rules.
 type Checker struct {
-	Origins Origins
-	// Port is the surface's own port, for SameOrigin.
+	// Port is the surface's own port: its own pages
+	// (http://127.0.0.1:PORT, http://localhost:PORT) may use it. 0 for
+	// none (the HTTP transport serves no pages).
 	Port int
+	// Origins are the other pages that may use it, as ParseOrigin writes
+	// them; none by default.
+	Origins []string
+	// OriginHint ends the message of a refused page: how to let one in.
+	OriginHint string
 	// Token, when set, must come as a bearer token.
 	Token string
 	// TokenHint ends the message of a refused token: where the token is.
@@ -69,12 +67,14 @@ func (c Checker) Check(r *http.Request) *Refusal {
 	if ref := CheckHost(r); ref != nil {
 		return ref
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !c.originAllowed(origin) {
-		what := "web pages may not use it"
-		if c.Origins == LocalPages {
-			what = "only pages served from this machine (localhost, 127.0.0.1, [::1]) may use it"
+	if origin := r.Header.Get("Origin"); origin != "" {
+		if !c.originAllowed(origin) {
+			return &Refusal{http.StatusForbidden, fmt.Sprintf("browser-coordinator: refused Origin %q: web pages may not use this server%s", origin, c.OriginHint)}
 		}
-		return &Refusal{http.StatusForbidden, fmt.Sprintf("browser-coordinator: refused Origin %q: %s", origin, what)}
+	} else if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+		// A browser says where a request came from even when it sends no
+		// Origin: this one a page of another origin made.
+		return &Refusal{http.StatusForbidden, fmt.Sprintf("browser-coordinator: refused a request a web page made (Sec-Fetch-Site: %s): web pages may not use this server%s", site, c.OriginHint)}
 	}
 	if c.Token != "" && !BearerIs(r, c.Token) {
 		return &Refusal{http.StatusUnauthorized, "browser-coordinator: missing or wrong bearer token: send Authorization: Bearer <token>" + c.TokenHint}
@@ -82,18 +82,53 @@ func (c Checker) Check(r *http.Request) *Refusal {
 	return nil
 }
 
-// OriginAllowed reports whether a page of origin may use the surface.
+// originAllowed reports whether a page of origin may use the surface: one
+// of its own, or one it was configured with.
 func (c Checker) originAllowed(origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") {
 		return false
 	}
-	switch c.Origins {
-	case LocalPages:
-		return (u.Scheme == "http" || u.Scheme == "https") && IsLoopback(u.Host)
-	default:
-		return u.Scheme == "http" && u.Port() == strconv.Itoa(c.Port) && IsLoopback(u.Hostname())
+	if c.Port != 0 && u.Scheme == "http" && u.Port() == strconv.Itoa(c.Port) && IsLoopback(u.Hostname()) {
+		return true
 	}
+	return slices.Contains(c.Origins, origin)
+}
+
+// ParseOrigin reads an origin a surface is to let in (a web client the
+// user trusts): http(s)://host[:port], nothing else; it is returned as a
+// browser writes it in its Origin header (lower case, no default port, no
+// trailing slash), which is how Check compares it.
+func ParseOrigin(s string) (string, error) {
+	bad := func(why string) (string, error) {
+		return "", fmt.Errorf("%q is not an origin a web page has (%s): write it as scheme://host[:port], e.g. http://localhost:5173", s, why)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case s == "*" || s == "null":
+		return bad("every page, or a page without an origin, cannot be let in")
+	case err != nil:
+		return bad(err.Error())
+	case u.Scheme != "http" && u.Scheme != "https":
+		return bad("its scheme must be http or https")
+	case u.Host == "" || u.Opaque != "":
+		return bad("it names no host")
+	case u.User != nil:
+		return bad("an origin has no user name")
+	case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return bad("an origin has no path, query or fragment")
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
 }
 
 // CheckHost refuses a request that came in on a loopback address but names

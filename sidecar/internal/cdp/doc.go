@@ -16,7 +16,10 @@
 //     (the launched browser's pipe) each Peer gets its own browser session
 //     (Target.attachToBrowserTarget) or page session (Target.attachToTarget,
 //     flattened); ids are remapped and session ids checked, so peers never
-//     see or reach each other's sessions. A browser's message is routed by
+//     see or reach each other's sessions. A client's command is read
+//     strictly (ParseCommand: parsers that disagree on a text could run
+//     what was refused) and sent written anew; what cannot be read is
+//     answered with an error and never sent. A browser's message is routed by
 //     reading its ends (Chromium writes {"id":N…,"sessionId":"…"}), and a
 //     client's answer or event is made by copying it with the id and
 //     session swapped: a proxy client's 50 MB screenshot is copied, never

@@ -42,11 +42,15 @@ type Follower struct {
 	held    map[string]bool
 	claimed map[string]bool
 	pending int
+	// touched: the targets whose place in the order came from Touch (an
+	// activation: someone brought the tab to the front), not from
+	// appearing or navigating.
+	touched map[string]bool
 }
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, claimed: map[string]bool{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, claimed: map[string]bool{}, touched: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -106,6 +110,7 @@ func (f *Follower) HandleEvent(m Message) Update {
 	case !known || prev.URL != t.URL:
 		delete(f.held, t.ID)
 		f.touchLocked(t.ID)
+		delete(f.touched, t.ID)
 	}
 	if !known || prev != t {
 		f.notifyLocked()
@@ -126,7 +131,17 @@ func (f *Follower) Touch(id string) {
 	}
 	delete(f.held, id)
 	f.touchLocked(id)
+	f.touched[id] = true
 	f.notifyLocked()
+}
+
+// Activated says whether target id is where it is in the order of activity
+// because it was brought to the front (Touch), rather than because it
+// appeared or navigated since.
+func (f *Follower) Activated(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.touched[id]
 }
 
 // Background is called before opening a target in the background: the
@@ -180,6 +195,7 @@ func (f *Follower) removeLocked(id string) (Target, bool) {
 	delete(f.targets, id)
 	delete(f.held, id)
 	delete(f.claimed, id)
+	delete(f.touched, id)
 	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
 	f.notifyLocked()
 	return t, true

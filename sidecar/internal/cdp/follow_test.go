@@ -70,3 +70,26 @@ func TestABackgroundTabStaysBehindWhileItLoads(t *testing.T) {
 		t.Fatalf("a forgotten tab is still known (front %s)", latest(f))
 	}
 }
+
+// Activated tells a tab brought to the front (Touch) from one that is in
+// front because it appeared or navigated.
+func TestActivatedIsTouchedSinceTheLastNavigation(t *testing.T) {
+	f := NewFollower()
+	f.HandleEvent(targetEvent("Target.targetCreated", "A", "http://a/"))
+	if latest(f) != "A" || f.Activated("A") {
+		t.Fatalf("a new tab: latest %q, activated %v", latest(f), f.Activated("A"))
+	}
+	f.Touch("A")
+	if !f.Activated("A") {
+		t.Fatal("a touched tab is not activated")
+	}
+	f.HandleEvent(targetEvent("Target.targetInfoChanged", "A", "http://a/next"))
+	if f.Activated("A") {
+		t.Fatal("a tab that navigated since it was touched is still activated")
+	}
+	f.Touch("A")
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: json.RawMessage(`{"targetId":"A"}`)})
+	if f.Activated("A") {
+		t.Fatal("a closed tab is still activated")
+	}
+}

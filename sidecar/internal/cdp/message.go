@@ -39,6 +39,7 @@ func (e *Error) Error() string {
 // Error codes Chromium uses.
 const (
 	ServerError     = -32000 // a command refused
+	ParseError      = -32700 // a message that is not JSON (or not strictly)
 	InvalidRequest  = -32600
 	SessionNotFound = -32001
 )
@@ -197,13 +198,14 @@ func eventWithout(data []byte, env envelope) ([]byte, error) {
 // withoutSession removes an event's sessionId.
 func withoutSession(data []byte) ([]byte, error) { return sjson.DeleteBytes(data, "sessionId") }
 
-// errorAnswer is a CDP error answer to a client's id.
+// errorAnswer is a CDP error answer to a client's id; without one (a text
+// whose id cannot be read) it has none, as Chromium's own.
 func errorAnswer(id []byte, session string, code int, msg string) []byte {
-	if len(id) == 0 {
-		id = []byte("null")
-	}
 	text, _ := json.Marshal(msg)
-	out := fmt.Sprintf(`{"id":%s,"error":{"code":%d,"message":%s}`, id, code, text)
+	out := fmt.Sprintf(`{"error":{"code":%d,"message":%s}`, code, text)
+	if len(id) > 0 {
+		out = fmt.Sprintf(`{"id":%s,"error":{"code":%d,"message":%s}`, id, code, text)
+	}
 	if session != "" {
 		s, _ := json.Marshal(session)
 		out += fmt.Sprintf(`,"sessionId":%s`, s)

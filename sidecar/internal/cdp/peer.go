@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
-
-	"github.com/tidwall/gjson"
 )
 
 // Mode is where a peer's messages without a sessionId go.
@@ -151,45 +148,44 @@ func (p *Peer) Call(ctx context.Context, session, method string, params any) (js
 
 // Send passes one of the client's commands on: its id is remapped, it goes
 // to the peer's session unless it names one the peer holds; a session of
-// another peer is answered "not found", as the browser itself would.
+// another peer is answered "not found", as the browser itself would. What
+// is not one strict command (see ParseCommand) is answered with an error
+// and nothing of it is sent.
 func (p *Peer) Send(ctx context.Context, data []byte) error {
-	return p.send(ctx, data, nil)
-}
-
-// SendThen is Send with then rewriting the answer before the client sees it.
-func (p *Peer) SendThen(ctx context.Context, data []byte, then func(*Message) *Message) error {
-	return p.send(ctx, data, then)
-}
-
-func (p *Peer) send(ctx context.Context, data []byte, then func(*Message) *Message) error {
-	env := peek(data)
-	if !env.id.Exists() || env.method == "" || (env.id.Type != gjson.Number && env.id.Type != gjson.String) {
-		return p.deliver(errorAnswer([]byte(env.id.Raw), "", InvalidRequest, "browser-coordinator: not a CDP command (want a JSON object with an id and a method)"))
+	m, err := ParseCommand(data)
+	if err != nil {
+		return p.deliver(refusal(data, err))
 	}
-	session := env.session
-	setSession := false
-	if session == "" && p.root != "" {
-		session, setSession = p.root, true
+	return p.send(ctx, &m, nil)
+}
+
+// SendThen passes on a command ParseCommand read (a Policy has seen it),
+// with then rewriting the answer before the client sees it. What is sent
+// is m, encoded anew: never the client's own bytes.
+func (p *Peer) SendThen(ctx context.Context, m *Message, then func(*Message) *Message) error {
+	return p.send(ctx, m, then)
+}
+
+func (p *Peer) send(ctx context.Context, m *Message, then func(*Message) *Message) error {
+	session := m.SessionID
+	if session == "" {
+		session = p.root
 	}
 	if !p.Owns(session) {
-		return p.deliver(errorAnswer([]byte(env.id.Raw), env.session, SessionNotFound, "Session with given id not found."))
+		return p.deliver(errorAnswer(m.ID, m.SessionID, SessionNotFound, "Session with given id not found."))
 	}
 	if p.isClosed() {
 		return ErrClosed
 	}
 	id := p.c.nextID.Add(1)
-	out, err := rewrite(data, []byte(strconv.FormatInt(id, 10)), session, setSession)
-	if err != nil {
-		return p.deliver(errorAnswer([]byte(env.id.Raw), env.session, InvalidRequest, "browser-coordinator: unreadable command: "+err.Error()))
-	}
-	cl := &call{peer: p, id: json.RawMessage(env.id.Raw), then: then}
-	if attaches[env.method] {
+	cl := &call{peer: p, id: m.ID, then: then}
+	if attaches[m.Method] {
 		cl.claimed, cl.on = p, session // the session it opens is the peer's
 	}
 	if err := p.c.add(id, cl); err != nil {
 		return err
 	}
-	if err := p.c.write(ctx, out); err != nil {
+	if err := p.c.write(ctx, encodeCommand(id, m.Method, session, m.Params)); err != nil {
 		p.c.forget(id)
 		return err
 	}

@@ -185,12 +185,7 @@ func TestAPeersEmulationEndsWithIt(t *testing.T) {
 
 func TestPagePeerIsTheWholeConnectionToItsClient(t *testing.T) {
 	b := pipeBrowser(t)
-	res, err := b.Conn.Call(context.Background(), "", "Target.createTarget", map[string]any{"url": "about:blank"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page := gjson.GetBytes(res, "targetId").String()
-	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
+	p := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: newPage(t, b.Conn)})
 	p.send(`{"id":1,"method":"Page.enable"}`)
 	p.send(`{"id":2,"method":"Runtime.evaluate","params":{"expression":"document.title = 'paged', document.title"}}`)
 	if ans := p.answer(2); gjson.Get(ans, "result.result.value").String() != "paged" || gjson.Get(ans, "sessionId").Exists() {
@@ -208,6 +203,16 @@ func TestPagePeerIsTheWholeConnectionToItsClient(t *testing.T) {
 	if v := gjson.Get(p.answer(4), "result.result.value").Int(); v != 42 {
 		t.Fatalf("after a bad message: %d", v)
 	}
+}
+
+// newPage opens a blank tab; its target id.
+func newPage(t *testing.T, conn *cdp.Conn) string {
+	t.Helper()
+	res, err := conn.Call(context.Background(), "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gjson.GetBytes(res, "targetId").String()
 }
 
 func TestBigAnswersPassWhole(t *testing.T) {
@@ -441,7 +446,8 @@ func TestAnUnreadableAnswerIsAnsweredWithAnError(t *testing.T) {
 	}
 	defer conn.Close()
 	c := open(t, conn, cdp.PeerOptions{Mode: cdp.Page, Target: "T"})
-	if err := c.peer.SendThen(context.Background(), []byte(`{"id":"mine","method":"Runtime.evaluate"}`), func(m *cdp.Message) *cdp.Message { return m }); err != nil {
+	m := &cdp.Message{ID: json.RawMessage(`"mine"`), Method: "Runtime.evaluate"}
+	if err := c.peer.SendThen(context.Background(), m, func(m *cdp.Message) *cdp.Message { return m }); err != nil {
 		t.Fatal(err)
 	}
 	ans := c.await("the answer", func(m string) bool { return gjson.Get(m, "id").String() == "mine" })

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/tidwall/gjson"
 )
 
 // Verdict is what a Policy decides for a client command. The zero value
@@ -350,32 +349,34 @@ func (r *Relay) readClient(peer *Peer) error {
 	}
 }
 
-// command runs one client command through the policy.
+// command runs one client command through the policy. A message it cannot
+// read strictly is refused, never passed on (the policy could not have
+// judged it), and what goes on is what the policy saw.
 func (r *Relay) command(data []byte) error {
-	var m Message
-	if err := json.Unmarshal(data, &m); err != nil || len(m.ID) == 0 || m.Method == "" {
-		// The peer answers what is not a command.
-		return r.peerP.Load().Send(r.ctx, data)
+	peer := r.peerP.Load()
+	m, err := ParseCommand(data)
+	if err != nil {
+		return peer.deliver(refusal(data, err))
 	}
-	if page := r.PageSession(); page != "" && m.SessionID == "" && !gjson.GetBytes(data, "sessionId").Exists() {
-		m.SessionID = page
+	if m.SessionID == "" {
+		m.SessionID = r.PageSession()
 	}
 	v := r.policy.Command(r, &m)
 	switch {
 	case v.Reply != nil:
-		return r.peerP.Load().Emit(v.Reply)
+		return peer.Emit(v.Reply)
 	case v.Async != nil:
 		r.work.Add(1)
 		go func() {
 			defer r.work.Done()
 			if ans := v.Async(r.ctx); ans != nil {
-				if err := r.peerP.Load().Emit(ans); err != nil && !errors.Is(err, ErrClosed) {
+				if err := peer.Emit(ans); err != nil && !errors.Is(err, ErrClosed) {
 					r.fail(err)
 				}
 			}
 		}()
 		return nil
 	default:
-		return r.peerP.Load().SendThen(r.ctx, data, v.Then)
+		return peer.SendThen(r.ctx, &m, v.Then)
 	}
 }

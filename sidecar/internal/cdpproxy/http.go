@@ -117,7 +117,7 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, path string, b B
 	defer resp.Body.Close()
 
 	for k, vs := range resp.Header {
-		if k == "Content-Length" || k == "Connection" {
+		if k == "Content-Length" || k == "Connection" || k == "Referrer-Policy" {
 			continue
 		}
 		w.Header()[k] = vs

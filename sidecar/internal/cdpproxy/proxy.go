@@ -25,6 +25,7 @@ package cdpproxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -189,6 +190,10 @@ func (p *Proxy) Base() string { return p.Endpoints().Base() }
 // Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT/<secret>.
 func (p *Proxy) Endpoint() string { return p.Endpoints().HTTP() }
 
+// BrowserPath is the browser WebSocket path the proxy hands out (see
+// endpoint.BrowserPath).
+const BrowserPath = endpoint.BrowserPath
+
 // WSEndpoint is a browser WebSocket endpoint that stays valid across browser
 // restarts: the proxy maps it to whichever browser runs.
 func (p *Proxy) WSEndpoint() string { return p.Endpoints().WS() }
@@ -238,7 +243,10 @@ func (p *Proxy) Connections() int {
 }
 
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if ref := (access.Checker{Origins: access.SameOrigin, Port: p.port}).Check(r); ref != nil {
+	// The proxy serves no page but a browser's DevTools frontend, whose URL
+	// holds the secret: it never goes out as a Referer.
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	if ref := (access.Checker{Port: p.port}).Check(r); ref != nil {
 		p.log.Warn("refused a CDP proxy request", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr, "reason", ref.Message)
 		access.Refuse(w, ref.Status, ref.Message)
 		return
@@ -253,11 +261,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(*h).ServeHTTP(w, r)
 		return
 	}
-	path, ok := p.authorize(r.URL.Path)
+	path, ok := p.authorize(r)
 	if !ok {
-		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "remote", r.RemoteAddr)
-		access.Refuse(w, http.StatusUnauthorized, p.cfg.Words.Phrase("browser-coordinator: this CDP endpoint needs the coordinator's secret in its path, as in the endpoint it gives "+
-			"(the cdpEndpoint of its state file, or {cdp_endpoint} in browser-coordinator wrap)", []remedy.Remedy{{Kind: remedy.ProxyAuthOff}}))
+		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr)
+		p.refuseUnauthorized(w, r)
 		return
 	}
 	switch {
@@ -274,17 +281,77 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorize strips the secret from path; ok is false when it is missing.
-func (p *Proxy) authorize(path string) (string, bool) {
+// TokenParam is the query parameter that may carry the secret instead of
+// the path: chromedp and go-rod replace an http endpoint's path with
+// /json/version and keep only its query (as remote browser services take
+// ?token= too).
+const TokenParam = "token"
+
+// authorize finds the secret where clients keep it: the first segment of
+// the path (the endpoints the proxy hands out), or the query's TokenParam.
+// It returns the path without the secret, and takes the token out of the
+// request's query, so that it never reaches a backend (a remote service
+// would log it) or a /json/new's URL. ok is false when neither carries it.
+func (p *Proxy) authorize(r *http.Request) (string, bool) {
+	byQuery := p.takeToken(r)
 	if p.cfg.Secret == "" {
-		return path, true
+		return r.URL.Path, true
 	}
-	rest := strings.TrimPrefix(path, "/")
+	rest := strings.TrimPrefix(r.URL.Path, "/")
 	seg, after, _ := strings.Cut(rest, "/")
-	if !access.Equal(seg, p.cfg.Secret) {
-		return "", false
+	if access.Equal(seg, p.cfg.Secret) {
+		return "/" + after, true
 	}
-	return "/" + after, true
+	return r.URL.Path, byQuery
+}
+
+// takeToken removes the secret's TokenParam from r's query and reports
+// whether it was there. The rest of the query is kept as it was written
+// (/json/new takes it whole as a URL).
+func (p *Proxy) takeToken(r *http.Request) bool {
+	if p.cfg.Secret == "" || r.URL.RawQuery == "" {
+		return false
+	}
+	var kept []string
+	found := false
+	for _, part := range strings.Split(r.URL.RawQuery, "&") {
+		if v, isToken := strings.CutPrefix(part, TokenParam+"="); isToken && access.Equal(v, p.cfg.Secret) {
+			found = true
+			continue
+		}
+		kept = append(kept, part)
+	}
+	if found {
+		r.URL.RawQuery = strings.Join(kept, "&")
+	}
+	return found
+}
+
+// refuseUnauthorized answers a request without the secret: 401 with what to
+// do, as JSON under /json (where clients decode the answer whatever its
+// status) and as text elsewhere.
+func (p *Proxy) refuseUnauthorized(w http.ResponseWriter, r *http.Request) {
+	msg := p.cfg.Words.Phrase("browser-coordinator: this CDP endpoint needs the coordinator's secret: in the path, as in the endpoints it gives (cdpEndpoint and wsEndpoint in its state file; {cdp_endpoint} and {ws_endpoint} in browser-coordinator wrap), "+
+		"or as ?"+TokenParam+"=SECRET for a client that replaces the path (chromedp, go-rod: give them {ws_endpoint})", []remedy.Remedy{{Kind: remedy.ProxyAuthOff}})
+	if !isJSONPath(r.URL.Path) {
+		access.Refuse(w, http.StatusUnauthorized, msg)
+		return
+	}
+	// Clients read webSocketDebuggerUrl whatever the status: chromedp's
+	// remote allocator panics without one, go-rod dials what it finds. One
+	// that leads to this refusal makes them fail with it, and say where.
+	body, _ := json.Marshal(map[string]string{
+		"error":                msg,
+		"webSocketDebuggerUrl": "ws://127.0.0.1:" + strconv.Itoa(p.port) + "/browser-coordinator-refused:this-client-lost-the-secret:give-it-ws_endpoint",
+	})
+	w.Header().Set("Connection", "close")
+	writeJSON(w, http.StatusUnauthorized, body)
+}
+
+// isJSONPath: a /json request, under a secret or not (a wrong one too).
+func isJSONPath(path string) bool {
+	_, rest, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+	return path == "/json" || strings.HasPrefix(path, "/json/") || rest == "json" || strings.HasPrefix(rest, "json/")
 }
 
 // shown is a path for the log, the secret left out.

@@ -2,11 +2,13 @@ package cdpproxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -467,6 +469,10 @@ func TestRefusals(t *testing.T) {
 		{"no secret on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" + upgrade + "\r\n", 401, "needs the coordinator's secret"},
 		{"a wrong secret", "GET /s3cr3u/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
 		{"the secret's prefix", "GET /s3cr/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
+		{"a wrong token in the query", "GET /json/version?token=s3cr3u HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, `"webSocketDebuggerUrl":"ws://127.0.0.1:`},
+		{"the secret under another name", "GET /json/version?secret=s3cr3t HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "as ?token=SECRET for a client that replaces the path (chromedp, go-rod: give them {ws_endpoint})"},
+		{"the path chromedp makes of {cdp_endpoint}", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, `{"error":"browser-coordinator: this CDP endpoint needs the coordinator's secret`},
+		{"a token in the query of a foreign Origin", "GET /json/version?token=s3cr3t HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n\r\n", 403, "refused Origin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, closed := rawExchange(t, p.Port(), fmt.Sprintf(tc.head, p.Port()), true)
@@ -485,6 +491,142 @@ func TestRefusals(t *testing.T) {
 	code, _ := rawRequest(t, p.Port(), fmt.Sprintf("GET /%s/json/version HTTP/1.1\r\nHost: [::1]:%d\r\nOrigin: http://127.0.0.1:%d\r\n\r\n", secret, p.Port(), p.Port()))
 	if code != http.StatusBadGateway {
 		t.Fatalf("own origin: got %d, want the resolver's 502", code)
+	}
+	// So is the secret in the query (the resolver answers).
+	if code, _ := rawRequest(t, p.Port(), "GET /json/version?token="+secret+" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); code != http.StatusBadGateway {
+		t.Fatalf("the secret in the query: got %d, want the resolver's 502", code)
+	}
+}
+
+// Clients that replace an endpoint's path keep its query: the secret there
+// works for /json and WebSockets alike, and the URLs handed out carry it in
+// the path, which those clients keep whole. The token never reaches the
+// backend: a browser on a port (a remote service, in attach mode) is sent
+// the request without it.
+func TestTheSecretInTheQuery(t *testing.T) {
+	b := testbrowser.Launch(t, "")
+	var seen []string // what the browser was asked for, in order
+	var mu sync.Mutex
+	spy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spy.Close() })
+	go func() { // a browser's port that notes each request's target
+		for {
+			down, err := spy.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer down.Close()
+				br := bufio.NewReader(down)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				seen = append(seen, req.URL.RequestURI())
+				mu.Unlock()
+				up, err := net.Dial("tcp", b.Addr())
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				req.Host = b.Addr()
+				_ = req.Write(up)
+				go func() { _, _ = io.Copy(up, br) }()
+				_, _ = io.Copy(down, up)
+			}()
+		}
+	}()
+	var logs bytes.Buffer // every level: the token must be in none of it
+	var logMu sync.Mutex
+	p, err := Listen(Config{Secret: secret, Resolver: static(Backend{Endpoint: &cdp.Endpoint{Addr: spy.Addr().String(), WSPath: b.WSPath}}),
+		Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", p.Port())
+	// A refused one is logged: with its path, never its query.
+	if code, _ := rawRequest(t, p.Port(), "GET /json/version?token="+secret+"x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); code != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %d", code)
+	}
+
+	var version map[string]string
+	getJSON(t, base+"/json/version?token="+secret, &version)
+	ws := version["webSocketDebuggerUrl"]
+	if !strings.HasPrefix(ws, fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser/", p.Port(), secret)) {
+		t.Fatalf("/json/version hands out %q", ws)
+	}
+	for _, u := range []string{ws, fmt.Sprintf("ws://127.0.0.1:%d/devtools/browser/any?token=%s", p.Port(), secret)} {
+		c, err := cdp.Dial(context.Background(), u, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if _, err := cdp.GetVersion(context.Background(), c); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		c.Close()
+	}
+	logMu.Lock()
+	if strings.Contains(logs.String(), secret) || !strings.Contains(logs.String(), "without the coordinator's secret") {
+		t.Errorf("the log shows the token, or not the refusal:\n%s", logs.String())
+	}
+	logMu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(strings.Join(seen, " "), secret) || len(seen) != 3 || seen[0] != "/json/version" || !strings.HasPrefix(seen[2], b.WSPath) {
+		t.Fatalf("the browser was asked for %q; want /json/version and its WebSocket twice, never the secret", seen)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// The WebSocket handshake takes what Chromium takes: any Sec-WebSocket-Key
+// (go-rod sends "nil"), answered with the accept of the key as sent; none
+// at all is refused, as Chromium refuses it.
+func TestAnyWebSocketKeyIsAccepted(t *testing.T) {
+	p := listen(t, static(backendOf(browser(t))))
+	for _, key := range []string{"nil", "dGhlIHNhbXBsZSBub25jZQ==", "not base64!"} {
+		conn, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(p.Port()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(conn, "GET /%s%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: %s\r\n\r\n", secret, BrowserPath, key)
+		br := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusSwitchingProtocols || resp.Header.Get("Sec-WebSocket-Accept") != acceptKey(key) {
+			t.Fatalf("key %q: %s, accept %q", key, resp.Status, resp.Header.Get("Sec-WebSocket-Accept"))
+		}
+		// The connection works: a masked text frame with a command, and its answer.
+		msg := []byte(`{"id":1,"method":"Browser.getVersion"}`)
+		frame := append([]byte{0x81, 0x80 | byte(len(msg)), 0, 0, 0, 0}, msg...)
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 2)
+		if _, err := io.ReadFull(br, head); err != nil || head[0] != 0x81 {
+			t.Fatalf("key %q: no answer frame: %v %x", key, err, head)
+		}
+		conn.Close()
+	}
+	code, body := rawRequest(t, p.Port(), fmt.Sprintf("GET /%s%s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n", secret, BrowserPath))
+	if code != http.StatusBadRequest || !strings.Contains(body, "needs a Sec-WebSocket-Key") {
+		t.Fatalf("no key: %d %q", code, body)
 	}
 }
 

@@ -36,7 +36,7 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 		}
 		body = map[string]string{
 			"Browser": v.Product, "Protocol-Version": cmp.Or(v.ProtocolVersion, "1.3"), "User-Agent": v.UserAgent,
-			"V8-Version": v.JSVersion, "WebKit-Version": v.Revision, "webSocketDebuggerUrl": "ws://" + host + "/devtools/browser",
+			"V8-Version": v.JSVersion, "WebKit-Version": v.Revision, "webSocketDebuggerUrl": "ws://" + host + BrowserPath,
 		}
 	case conn == nil:
 		err = fmt.Errorf("%s needs a connection to the browser", path)

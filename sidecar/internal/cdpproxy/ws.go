@@ -2,7 +2,10 @@ package cdpproxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -73,6 +76,61 @@ var upgrader = websocket.Upgrader{
 	ReadBufferSize:  64 << 10,
 	WriteBufferSize: 64 << 10,
 	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
+}
+
+// upgrade answers a WebSocket handshake as Chromium does: any key that is
+// there (go-rod sends "nil"; RFC 6455 asks for 16 random bytes, which only
+// matter to proxies in between), the accept computed from the key as sent.
+// gorilla takes RFC keys only: it is handed a stand-in, and the accept it
+// writes is swapped for the one the client's key asks for.
+func upgrade(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
+	key := r.Header.Get("Sec-Websocket-Key")
+	if key == "" {
+		http.Error(w, "browser-coordinator: a WebSocket handshake needs a Sec-WebSocket-Key header", http.StatusBadRequest)
+		return nil, errors.New("no Sec-WebSocket-Key")
+	}
+	if raw, err := base64.StdEncoding.DecodeString(key); err == nil && len(raw) == 16 {
+		return upgrader.Upgrade(w, r, nil)
+	}
+	r.Header.Set("Sec-Websocket-Key", standInKey)
+	return upgrader.Upgrade(&acceptSwap{ResponseWriter: w, from: acceptKey(standInKey), to: acceptKey(key)}, r, nil)
+}
+
+// standInKey is RFC 6455's own example key.
+const standInKey = "dGhlIHNhbXBsZSBub25jZQ=="
+
+// acceptKey is the Sec-WebSocket-Accept for key (RFC 6455 section 4.2.2).
+func acceptKey(key string) string {
+	h := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	return base64.StdEncoding.EncodeToString(h[:])
+}
+
+// acceptSwap hands the upgrader a connection whose first write (the
+// handshake's answer) carries the accept to instead of from.
+type acceptSwap struct {
+	http.ResponseWriter
+	from, to string
+}
+
+func (a *acceptSwap) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(a.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &swapConn{Conn: c, from: []byte("Sec-WebSocket-Accept: " + a.from + "\r\n"), to: []byte("Sec-WebSocket-Accept: " + a.to + "\r\n")}, rw, nil
+}
+
+type swapConn struct {
+	net.Conn
+	from, to []byte
+	once     sync.Once
+}
+
+// Write swaps the accept in the first write; both are 28 bytes, so the
+// count written is the caller's.
+func (c *swapConn) Write(p []byte) (int, error) {
+	c.once.Do(func() { p = bytes.Replace(p, c.from, c.to, 1) })
+	return c.Conn.Write(p)
 }
 
 // relayClient is an open relay, for DropConnections.
@@ -172,7 +230,7 @@ func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.R
 		peer.Close()
 		return errChanged
 	}
-	ws, err := upgrader.Upgrade(w, r, nil)
+	ws, err := upgrade(w, r)
 	if err != nil {
 		peer.Close()
 		return nil

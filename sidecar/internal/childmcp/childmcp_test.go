@@ -36,7 +36,7 @@ func TestCommandLine(t *testing.T) {
 		{"npx @playwright/mcp", "npx @playwright/mcp --cdp-endpoint=http://127.0.0.1:9222"},
 		{"npx @playwright/mcp --cdp-endpoint {cdp_endpoint}", "npx @playwright/mcp --cdp-endpoint http://127.0.0.1:9222"},
 		{"npx chrome-devtools-mcp --browserUrl={cdp_endpoint}", "npx chrome-devtools-mcp --browserUrl=http://127.0.0.1:9222"},
-		{"my-mcp --port {cdp_port} --ws {ws_endpoint}", "my-mcp --port 9222 --ws ws://127.0.0.1:9222/devtools/browser"},
+		{"my-mcp --port {cdp_port} --ws {ws_endpoint}", "my-mcp --port 9222 --ws ws://127.0.0.1:9222/devtools/browser/coordinator"},
 		{"npx @playwright/mcp --cdp-endpoint=http://10.0.0.5:9222", "npx @playwright/mcp --cdp-endpoint=http://10.0.0.5:9222"},
 		{"npx chrome-devtools-mcp --browserUrl http://10.0.0.5:9222", "npx chrome-devtools-mcp --browserUrl http://10.0.0.5:9222"},
 		{"python -u server.py", "python -u server.py --cdp-endpoint=http://127.0.0.1:9222"},

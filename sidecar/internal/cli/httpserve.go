@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcphttp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
@@ -24,13 +25,34 @@ func (f serveFlags) checkTransport() error {
 			return errors.New("--token only applies with --transport http (stdio needs no token: only the MCP host that started the server can talk to it)")
 		case f.insecureNoToken:
 			return errors.New("--insecure-no-token only applies with --transport http")
+		case len(f.allowOrigins) > 0:
+			return errors.New("--allow-origin only applies with --transport http (the CDP proxy lets in no web page)")
 		}
 		return nil
 	}
 	if f.insecureNoToken && (f.token != "" || os.Getenv(envToken) != "") {
 		return errors.New("--insecure-no-token and a token (--token or " + envToken + ") contradict each other: choose one")
 	}
+	if f.insecureNoToken && len(f.allowOrigins) > 0 {
+		return errors.New("--allow-origin needs the token: without one, a page you let in could drive the browser with nothing to prove; drop --insecure-no-token, or --allow-origin")
+	}
+	if _, err := f.origins(); err != nil {
+		return err
+	}
 	return mcphttp.CheckListen(f.listen, f.token != "" || os.Getenv(envToken) != "")
+}
+
+// origins are the --allow-origin values, as browsers write an origin.
+func (f serveFlags) origins() ([]string, error) {
+	var out []string
+	for _, o := range f.allowOrigins {
+		origin, err := access.ParseOrigin(o)
+		if err != nil {
+			return nil, fmt.Errorf("--allow-origin: %w", err)
+		}
+		out = append(out, origin)
+	}
+	return out, nil
 }
 
 // httpToken is the bearer token HTTP clients must send, and where it comes
@@ -80,8 +102,13 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordi
 		auth = "none (--insecure-no-token)"
 	}
 	log.Info("serving MCP over HTTP", "version", version.Get().Version, "mcp", base+mcphttp.PathStreamable, "sse", base+mcphttp.PathSSE,
-		"cdpEndpoint", c.Status().CDPEndpoint, "auth", auth)
-	h := mcphttp.New(srv, mcphttp.Config{Token: token, Insecure: token == "", TokenHint: hint, Logger: log})
+		"cdpEndpoint", c.Status().CDPEndpoint, "auth", auth, "allowOrigins", f.allowOrigins)
+	origins, err := f.origins()
+	if err != nil {
+		return fail(os.Stderr, "%v", err)
+	}
+	h := mcphttp.New(srv, mcphttp.Config{Token: token, Insecure: token == "", TokenHint: hint, Logger: log,
+		AllowOrigins: origins, OriginHint: "; a web client you trust can be let in with --allow-origin ORIGIN (it still needs the token)"})
 	if err := h.Serve(ctx, ln); err != nil {
 		return fail(os.Stderr, "HTTP transport: %v", err)
 	}

@@ -22,8 +22,8 @@ const installSynopsis = "install --host claude-code|cursor|vscode|claude-desktop
 
 // installFlags are install's flags for an MCP host.
 type installFlags struct {
-	host, scope, child, workspace, sidecar, vscode string
-	npx, prune, remove, allWorkspaces, dryRun, json  bool
+	host, scope, child, workspace, sidecar, vscode  string
+	npx, prune, remove, allWorkspaces, dryRun, json bool
 }
 
 func parseInstall(args []string) (installFlags, int, bool) {

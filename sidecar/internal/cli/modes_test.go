@@ -34,6 +34,10 @@ func TestTransportFlagErrorsExit1(t *testing.T) {
 		{[]string{"--transport", "http", "--listen", "0.0.0.0:8931"}, "reachable from other machines"},
 		{[]string{"--transport", "http", "--insecure-no-token", "--token", "t"}, "contradict each other"},
 		{[]string{"--insecure-no-token"}, "--insecure-no-token only applies with --transport http"},
+		{[]string{"--allow-origin", "http://localhost:5173"}, "--allow-origin only applies with --transport http"},
+		{[]string{"--transport", "http", "--insecure-no-token", "--allow-origin", "http://localhost:5173"}, "--allow-origin needs the token"},
+		{[]string{"--transport", "http", "--allow-origin", "*"}, "every page, or a page without an origin, cannot be let in"},
+		{[]string{"--transport", "http", "--allow-origin", "localhost:5173"}, "write it as scheme://host[:port]"},
 		{[]string{"--transport", "http", "--listen", "127.0.0.1:99999"}, "the port must be a number"},
 		{[]string{"--mcp", "--browser", "chrome"}, "put the coordinator's flags before --mcp"},
 	} {

@@ -15,6 +15,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/control"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/rpccheck"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/vscodetier"
@@ -43,7 +44,14 @@ type serveFlags struct {
 	pageTools       string // dynamic, static or off
 	tools           string // default, or progressive (the seed's own surface)
 	followUserFocus bool   // progressive: focus follows the tab in front too
+	allowFiles      bool   // file:// URLs may be opened (in every backend)
+
+	// allowOrigins are the web pages let in over --transport http (CORS).
+	allowOrigins []string
 }
+
+// allowFilesHint ends a refusal of a file:// URL.
+const allowFilesHint = "start the coordinator with --allow-unrestricted-file-access to open them"
 
 // headerList collects repeated --cdp-header 'Name: value' flags.
 type headerList []string
@@ -93,7 +101,10 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.pageTools, "page-tools", "dynamic", "the focused tab's own tools: dynamic (listed as they come and go, with list_changed, and the static pair coordinator_page_tools / coordinator_call_page_tool), static (the pair only) or off")
 	fs.StringVar(&f.tools, "tools", "default", "the tool surface: default (coordinator_* tools and page tools), or progressive (the tab model's own surface: connect_browser, list_tabs, open_tab, focus_tab, close_tab and the focused tab's tools, each when it applies)")
 	fs.BoolVar(&f.followUserFocus, "follow-user-focus", false, "with --tools progressive: the focused tab also follows the tab in front (a tab the user or another tool brings there)")
+	fs.BoolVar(&f.allowFiles, "allow-unrestricted-file-access", false, "let the agent open file:// URLs (coordinator_open_tab, open_tab, and in your own browser any CDP client); off, local files stay closed to it")
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
+	fs.Func("allow-origin", "with --transport http: a web page's origin (http://localhost:5173) that may use the server through CORS, with the token (repeatable; default none)",
+		func(v string) error { f.allowOrigins = append(f.allowOrigins, v); return nil })
 	code, ok := parseFlags(fs, args)
 	if ok && fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "browser-coordinator: unexpected argument %q (see --help)\n", fs.Arg(0))
@@ -183,6 +194,7 @@ func runServe(args []string) int {
 		NoProxySecret: f.proxyAuth == "off",
 		Words:         mcpserver.Words(surface), // the agent's words, for what the proxy tells its CDP clients
 		Logger:        log,
+		Reach:         reach.Policy{AllowFiles: f.allowFiles, FilesHint: allowFilesHint},
 	}
 	if f.everyday() {
 		cfg.EverydayProfile = f.userDataDir

@@ -34,6 +34,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
@@ -91,6 +92,11 @@ type Config struct {
 	// browser view's refusals — in the words of the surface the agent
 	// uses (the same as its MCP tools'); nil leaves remedies unsaid.
 	Words remedy.Words
+
+	// Reach is what the agent may reach: local files (CheckOpen, in every
+	// backend) and, in the everyday browser, what its clients may do
+	// through the tabs (package reach).
+	Reach reach.Policy
 }
 
 // Errors callers branch on.

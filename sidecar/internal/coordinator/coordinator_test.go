@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
@@ -69,7 +71,8 @@ func TestStartsWithoutABrowser(t *testing.T) {
 	f := readState(t, c)
 	if f.State != "idle" || f.ProxyPort != s.ProxyPort || f.PID != os.Getpid() || f.ControlToken == "" || len(f.ProxySecret) < 16 ||
 		f.CDPEndpoint != fmt.Sprintf("http://127.0.0.1:%d/%s", s.ProxyPort, f.ProxySecret) || f.Backend != state.BackendTier1 ||
-		f.WSEndpoint != fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser", s.ProxyPort, f.ProxySecret) {
+		f.WSEndpoint != fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/browser/coordinator", s.ProxyPort, f.ProxySecret) ||
+		f.WSEndpoint != f.WSURL() || f.WSEndpoint != c.Proxy().WSEndpoint() || f.CDPEndpoint != f.CDPURL() {
 		t.Fatalf("state file = %+v", f)
 	}
 	// What the agent sees never holds the secret.
@@ -454,3 +457,43 @@ func TestAttachTabGivesASessionOfItsOwn(t *testing.T) {
 		t.Fatalf("attaching to an unknown tab: %v", err)
 	}
 }
+
+// file:// is refused by the coordinator's own tab opening, before any
+// backend is reached (none is launched for it), unless the coordinator
+// allows local files; the refusal wraps the cause callers branch on.
+func TestLocalFilesAreRefusedUnlessAllowed(t *testing.T) {
+	ctx := context.Background()
+	const file = "file:///etc/hostname"
+	c := newCoordinator(t, Config{Reach: reach.Policy{FilesHint: "start it with --allow-them"}})
+	_, err := c.OpenTab(ctx, file, true)
+	var fe *reach.FileError
+	var bad *BadRequestError
+	if !errors.As(err, &fe) || !errors.As(err, &bad) ||
+		err.Error() != "url file:///etc/hostname refused: local files (file:// URLs) are closed to the agent; start it with --allow-them" {
+		t.Fatalf("OpenTab(%s): %v", file, err)
+	}
+	if _, err := c.LaunchWith(ctx, LaunchRequest{URL: ptr("FILE:///etc/hostname")}); !errors.As(err, &fe) {
+		t.Fatalf("LaunchWith a file URL: %v", err)
+	}
+	if _, err := c.LaunchWith(ctx, LaunchRequest{BrowserType: ptr("everyday"), URL: ptr(file)}); !errors.As(err, &fe) {
+		t.Fatalf("LaunchWith the everyday browser and a file URL: %v", err)
+	}
+	if n := c.read().launches; n != 0 || c.IsEveryday() {
+		t.Fatalf("a refused file URL started something: %d launches, everyday %v", n, c.IsEveryday())
+	}
+
+	allowed := newCoordinator(t, Config{Reach: reach.Policy{AllowFiles: true}})
+	tab, err := allowed.OpenTab(ctx, file, true)
+	if err != nil {
+		t.Fatalf("OpenTab(%s) with local files allowed: %v", file, err)
+	}
+	tabs, err := allowed.Tabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tabs, func(x Tab) bool { return x.ID == tab.ID && x.URL == file }) {
+		t.Fatalf("the browser does not show %s: %+v", file, tabs)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -16,6 +16,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
@@ -75,6 +76,7 @@ func (c *Coordinator) EverydaySource() *Source {
 		profile:  profile,
 		profiles: detect.Profiles,
 		wait:     wait,
+		reach:    c.cfg.Reach,
 		log:      c.log,
 	}
 	src := &Source{
@@ -106,6 +108,7 @@ type everydayConnector struct {
 	profile          string                    // the debugging-port way in this profile; "" to choose
 	profiles         func() []browsers.Profile // the default profiles, stable first
 	wait             time.Duration
+	reach            reach.Policy
 	log              *slog.Logger
 }
 
@@ -129,7 +132,7 @@ func (k everydayConnector) Connect(ctx context.Context) (*Connection, error) {
 
 // extension opens the way through the extension, once it has connected.
 func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
-	ec, err := everyday.Open(everyday.Options{StateDir: k.stateDir, Folder: k.folder, Version: version.Get().Version, Logger: k.log})
+	ec, err := everyday.Open(everyday.Options{StateDir: k.stateDir, Folder: k.folder, Version: version.Get().Version, Reach: k.reach, Logger: k.log})
 	if err != nil {
 		return nil, err
 	}

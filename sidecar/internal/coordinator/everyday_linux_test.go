@@ -177,10 +177,13 @@ func TestEverydayBackend(t *testing.T) {
 	if _, err := sess.Call(ctx, "Page.navigate", map[string]any{"url": srv.URL + "/next"}); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.After(testutil.Guard); ; {
+	// The load of /next: after its frameNavigated (the /agent page's own
+	// load may come after attachAt saw it committed).
+	for deadline, committed := time.After(testutil.Guard), false; ; {
 		select {
 		case m := <-events:
-			if m.Method == "Page.loadEventFired" {
+			committed = committed || m.Method == "Page.frameNavigated" && strings.Contains(string(m.Params), "/next")
+			if committed && m.Method == "Page.loadEventFired" {
 				goto loaded
 			}
 		case <-deadline:

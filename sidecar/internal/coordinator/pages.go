@@ -24,6 +24,13 @@ type Tab struct {
 	Title string `json:"title"`
 	URL   string `json:"url"`
 	Front bool   `json:"front"`
+	// OpenerID is the tab whose page opened this one (window.open, a link
+	// or form with a target), or "".
+	OpenerID string `json:"openerId,omitempty"`
+	// Activated (Front only): the tab is in front because it was brought
+	// there (the coordinator's focus, the user's click in the everyday
+	// browser), not because it appeared or navigated.
+	Activated bool `json:"-"`
 }
 
 // ErrNoTab is returned for a tab id that is not an open page.
@@ -187,7 +194,7 @@ func (p *pages) Front() (Tab, bool) {
 	if !ok {
 		return Tab{}, false
 	}
-	return Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: true}, true
+	return Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: true, OpenerID: t.OpenerID, Activated: p.follow.Activated(t.ID)}, true
 }
 
 // CurrentURL is the URL of the page in front.
@@ -215,7 +222,7 @@ func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
 	tabs := []Tab{}
 	for _, t := range got.TargetInfos {
 		if cdp.IsPage(t) {
-			tabs = append(tabs, Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: t.ID == front.ID})
+			tabs = append(tabs, Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: t.ID == front.ID, OpenerID: t.OpenerID})
 		}
 	}
 	return tabs, nil

@@ -105,6 +105,11 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 	if err != nil {
 		return c.Status(), err
 	}
+	if r.URL != nil {
+		if err := c.CheckOpen(*r.URL); err != nil { // before a first launch takes it as its first page
+			return c.Status(), err
+		}
+	}
 	if r.BrowserPath != nil {
 		if err := c.launchable(ctx, *r.BrowserPath); err != nil {
 			return c.Status(), err
@@ -184,6 +189,9 @@ func (c *Coordinator) launchEveryday(ctx context.Context, r LaunchRequest) (Stat
 	}
 	if r.URL != nil {
 		if err := CheckURL(*r.URL); err != nil {
+			return c.Status(), err
+		}
+		if err := c.CheckOpen(*r.URL); err != nil {
 			return c.Status(), err
 		}
 	}

@@ -48,11 +48,26 @@ func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
 }
 
 // OpenTab opens url in a new page; with focus it is brought to the front.
+// A URL CheckOpen refuses opens nothing.
 func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab, error) {
 	if url == "" {
 		url = "about:blank"
 	}
+	if err := c.CheckOpen(url); err != nil {
+		return Tab{}, err
+	}
 	return onNextIfGone(ctx, c, func(p Pages) (Tab, error) { return p.Open(ctx, url, focus) })
+}
+
+// CheckOpen refuses a URL the coordinator opens in no backend: a file: URL,
+// unless Config.Reach allows local files (the error wraps a
+// *reach.FileError). Whatever opens a tab or loads a page for the agent
+// asks it first.
+func (c *Coordinator) CheckOpen(url string) error {
+	if err := c.cfg.Reach.CheckFile(url); err != nil {
+		return &BadRequestError{err: fmt.Errorf("url %s refused: %w", url, err)}
+	}
+	return nil
 }
 
 // FocusTab brings a page to the front.

@@ -4,7 +4,7 @@
 // and secret on loopback.
 //
 //	http://127.0.0.1:PORT/SECRET                    the CDP endpoint ({cdp_endpoint})
-//	ws://127.0.0.1:PORT/SECRET/devtools/browser     the browser WebSocket ({ws_endpoint}), valid across restarts
+//	ws://127.0.0.1:PORT/SECRET/devtools/browser/coordinator   the browser WebSocket ({ws_endpoint}), valid across restarts
 //	http://127.0.0.1:PORT                           the control API's base (it has a token of its own)
 package endpoint
 
@@ -40,9 +40,16 @@ func (p Proxy) Base() string { return "http://" + p.host() }
 // HTTP is the CDP endpoint clients are given: http://127.0.0.1:PORT/SECRET.
 func (p Proxy) HTTP() string { return p.Base() + p.prefix() }
 
+// BrowserPath is the browser WebSocket path the proxy hands out. Any
+// /devtools/browser/<id> reaches whichever browser runs; this one's id is
+// the coordinator's own, so that it stays the same across restarts, and it
+// has one because clients that replace an endpoint's path (chromedp's
+// remote allocator) take a URL as a browser's only when it has an id.
+const BrowserPath = "/devtools/browser/coordinator"
+
 // WS is the browser WebSocket that stays valid across browser restarts:
 // the proxy maps it to whichever browser runs.
-func (p Proxy) WS() string { return "ws://" + p.host() + p.prefix() + "/devtools/browser" }
+func (p Proxy) WS() string { return "ws://" + p.host() + p.prefix() + BrowserPath }
 
 // Redacted is p with the secret left out, for logs and status.
 func (p Proxy) Redacted() Proxy {

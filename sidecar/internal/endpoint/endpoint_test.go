@@ -7,10 +7,10 @@ func TestEndpoints(t *testing.T) {
 	for got, want := range map[string]string{
 		p.Base():                         "http://127.0.0.1:9333",
 		p.HTTP():                         "http://127.0.0.1:9333/s3cret",
-		p.WS():                           "ws://127.0.0.1:9333/s3cret/devtools/browser",
+		p.WS():                           "ws://127.0.0.1:9333/s3cret/devtools/browser/coordinator",
 		p.Redacted().HTTP():              "http://127.0.0.1:9333/<secret>",
-		p.Redacted().WS():                "ws://127.0.0.1:9333/<secret>/devtools/browser",
-		Proxy{Port: 1}.WS():              "ws://127.0.0.1:1/devtools/browser",
+		p.Redacted().WS():                "ws://127.0.0.1:9333/<secret>/devtools/browser/coordinator",
+		Proxy{Port: 1}.WS():              "ws://127.0.0.1:1/devtools/browser/coordinator",
 		Proxy{Port: 1}.Redacted().HTTP(): "http://127.0.0.1:1",
 	} {
 		if got != want {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 )
 
 // The CDP commands of the clients: browser sessions, tab sessions and page
@@ -18,6 +21,8 @@ type cdpIn struct {
 	Method    string          `json:"method"`
 	Params    json.RawMessage `json:"params"`
 	SessionID string          `json:"sessionId"`
+	// then, set by the reach policy, rewrites the tab's answer.
+	then func(*cdp.Message) *cdp.Message
 }
 
 func (b *browser) command(raw []byte) {
@@ -36,7 +41,14 @@ func (b *browser) command(raw []byte) {
 	s := b.sessions[m.SessionID]
 	childTab, isChild := b.children[m.SessionID]
 	b.mu.Unlock()
+	if (s != nil || isChild) && !b.reach(&m, s, childTab) {
+		return
+	}
 	switch {
+	case m.Method == "Target.createTarget" && (isChild || s != nil && s.kind != kindBrowser):
+		// A page (or a frame or worker in it) opening a tab: through the
+		// extension, so that it is the agent's, closed when it lets go.
+		b.createTarget(m, params(m.Params))
 	case s != nil && s.kind == kindBrowser:
 		b.browserCommand(s, m)
 	case s != nil && s.kind == kindTab:
@@ -180,9 +192,16 @@ func (b *browser) browserCommand(s *session, m cdpIn) {
 	case "Target.setRemoteLocations", "Target.exposeDevToolsProtocol", "Target.autoAttachRelated", "Target.openDevTools":
 		b.fail(m.ID, m.SessionID, codeServerError, "%s is not available in the user's own browser (the everyday backend)", m.Method)
 	default:
-		// A browser-level call chrome.debugger has no browser target for
-		// (Storage.*, SystemInfo.*, …): run it through one of this
-		// coordinator's attached tabs, as Playwright MCP's relay does.
+		if strings.HasPrefix(m.Method, "Browser.") || strings.HasPrefix(m.Method, "Target.") {
+			// The virtual browser answers these domains itself: what it
+			// does not answer reaches nothing.
+			b.fail(m.ID, m.SessionID, codeServerError, "%s is not available in the user's own browser (the everyday backend)", m.Method)
+			return
+		}
+		// A browser-level call the reach policy let through (the cookie
+		// jar, as the tabs see it) that chrome.debugger has no browser
+		// target for: run it through one of this coordinator's attached
+		// tabs, as Playwright MCP's relay does.
 		b.mu.Lock()
 		tab := -1
 		for id, a := range b.attach {
@@ -639,9 +658,43 @@ func (b *browser) forwardThen(m cdpIn, tabID int, child string, then func()) {
 		if then != nil {
 			then()
 		}
-		b.replyRaw(m.ID, m.SessionID, env.Result)
+		if m.then == nil {
+			b.replyRaw(m.ID, m.SessionID, env.Result)
+			return
+		}
+		msg, _ := json.Marshal(m.then(&cdp.Message{ID: cdpID(m.ID), SessionID: m.SessionID, Result: env.Result}))
+		b.c.emit(msg)
 	})
 }
+
+// reach asks the reach policy about m, sent on session s (nil: a child
+// session of tab childTab): false when the policy answered it (refused it).
+func (b *browser) reach(m *cdpIn, s *session, childTab int) bool {
+	w := reach.Where{Page: s == nil || s.kind != kindBrowser}
+	b.mu.Lock()
+	for _, t := range b.targets {
+		w.Tabs = append(w.Tabs, t.url)
+	}
+	if s != nil && s.tgt != nil {
+		w.AgentTab = s.tgt.agent
+	} else if t := b.targets[childTab]; s == nil && t != nil {
+		w.AgentTab = t.agent
+	}
+	b.mu.Unlock()
+	v := b.c.o.Reach.Command(w, &cdp.Message{ID: cdpID(m.ID), SessionID: m.SessionID, Method: m.Method, Params: m.Params})
+	if v.Reply != nil {
+		if v.Reply.Error != nil {
+			b.c.log.Debug("the reach policy refused a command", "method", m.Method, "why", v.Reply.Error.Message)
+		}
+		msg, _ := json.Marshal(v.Reply)
+		b.c.emit(msg)
+		return false
+	}
+	m.then = v.Then
+	return true
+}
+
+func cdpID(id int64) json.RawMessage { return strconv.AppendInt(nil, id, 10) }
 
 // createTarget opens a tab for the agent (the extension's openTab) and
 // answers once the sessions that auto-attach have it.

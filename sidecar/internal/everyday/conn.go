@@ -15,6 +15,13 @@
 // way Playwright MCP's own extension relay answers them, or refused with a
 // CDP error that says why (Browser.close never reaches the user's browser).
 //
+// Every command passes the reach policy first (package reach, an
+// allowlist): a client reaches the tabs it sees and nothing else — cookies
+// and storage only of those tabs' sites, no local files (unless
+// Options.Reach allows them), none of the browser's own pages. A tab a
+// page session creates (Target.createTarget) is opened through the
+// extension, as the agent's: CloseAgentTabs closes it with the others.
+//
 // The virtual browser outlives the extension: when it disconnects (browser
 // quit, extension reloaded, service worker stopped) every tab target is
 // destroyed and every page session detached, calls get an error naming the
@@ -51,6 +58,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -59,7 +67,10 @@ type Options struct {
 	StateDir string // the per-user state folder (state.DefaultDir); hosts announce themselves below it
 	Folder   string // the workspace this coordinator serves, shown in the extension's popup
 	Version  string // this binary's version
-	Logger   *slog.Logger
+	// Reach is what the clients may do through the tabs (see package
+	// reach); its zero value keeps local files closed.
+	Reach  reach.Policy
+	Logger *slog.Logger
 }
 
 // Status is what a Conn can say about the user's browser.

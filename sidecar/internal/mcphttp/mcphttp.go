@@ -5,9 +5,10 @@
 //
 // The server drives a browser, so every request is checked before it
 // reaches MCP (package access, shared with the CDP proxy and the control
-// API): a loopback Host, a local page's Origin if any, and the bearer token
-// (always required, unless the embedder said --insecure-no-token). Each
-// refusal changes nothing.
+// API): a loopback Host, no web page unless its origin was allowed (never
+// without a token: a page on any local port could otherwise drive the
+// browser), and the bearer token (always required, unless the embedder
+// said --insecure-no-token). Each refusal changes nothing.
 //
 // Resources are bounded, each by a constant below that says why: request
 // bodies, the time a body may take, idle keep-alive connections, open
@@ -74,7 +75,13 @@ type Config struct {
 	Insecure bool
 	// TokenHint says where the token is, for the 401 answer.
 	TokenHint string
-	Logger    *slog.Logger
+	// AllowOrigins are the web pages that may use the server (CORS), as
+	// access.ParseOrigin writes them; none by default, and none at all
+	// with Insecure: a page could then drive the browser without a token.
+	AllowOrigins []string
+	// OriginHint says how to let a page in, for the 403 answer.
+	OriginHint string
+	Logger     *slog.Logger
 	// ShutdownTimeout is how long requests still running at shutdown get
 	// to finish; 0 means 5 s.
 	ShutdownTimeout time.Duration
@@ -121,12 +128,21 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 		server.WithMessageEndpoint(PathMessage),
 		server.WithSessionIDGenerator(s.openSSE),
 		// With a CORS config of its own the SSE server stops sending
-		// "Access-Control-Allow-Origin: *"; the CORS headers that count
-		// are ours (cors), for any local origin.
-		server.WithSSECORS(server.WithCORSAllowedOrigins("http://localhost", "http://127.0.0.1")),
+		// "Access-Control-Allow-Origin: *"; one that matches no origin
+		// leaves CORS to ours (checks), which refuses a page not let in
+		// before the library sees its request.
+		server.WithSSECORS(server.WithCORSAllowedOrigins("browser-coordinator:no-origin")),
 	)
 	s.sseStream, s.sseMessage = s.sse.SSEHandler(), s.sse.MessageHandler()
 	return s
+}
+
+// origins are the pages let in: none without a token.
+func (s *Server) origins() []string {
+	if s.cfg.Insecure {
+		return nil
+	}
+	return s.cfg.AllowOrigins
 }
 
 // Handler is the transport with its checks, for an http.Server.
@@ -195,12 +211,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // checks refuses what must not reach MCP: a foreign Host on a loopback
 // connection (403), a foreign browser Origin (403), a missing or wrong
 // token (401), a body announced over MaxBodyBytes (413), a new session past
-// MaxSessions (503); it answers CORS preflights of local pages.
+// MaxSessions (503); it answers CORS preflights of the pages let in.
 func (s *Server) checks(next http.Handler) http.Handler {
-	checker := access.Checker{Origins: access.LocalPages, Token: s.cfg.Token, TokenHint: s.cfg.TokenHint}
+	checker := access.Checker{Origins: s.origins(), OriginHint: s.cfg.OriginHint, Token: s.cfg.Token, TokenHint: s.cfg.TokenHint}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			// A preflight carries no credentials: answer it for local pages.
+			// A preflight carries no credentials: answer it for the pages
+			// let in.
 			checker := checker
 			checker.Token = ""
 			if ref := checker.Check(r); ref != nil {

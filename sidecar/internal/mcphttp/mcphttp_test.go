@@ -53,6 +53,11 @@ func (l *logBuffer) String() string {
 
 func start(t *testing.T, token string) *running {
 	t.Helper()
+	return startWith(t, Config{Token: token})
+}
+
+func startWith(t *testing.T, cfg Config) *running {
+	t.Helper()
 	srv := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
 	var calls atomic.Int32
 	srv.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -68,7 +73,8 @@ func start(t *testing.T, token string) *running {
 		return mcp.NewToolResultText("slow done"), nil
 	})
 	logs := &logBuffer{}
-	s := New(srv, Config{Token: token, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	s := New(srv, cfg)
 	ln, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +228,10 @@ func TestRefusedRequestsChangeNothing(t *testing.T) {
 	}{
 		{"a foreign Host (DNS rebinding)", "POST", mcpURL, initBody, map[string]string{"Host": "evil.example:80"}, 403, "loopback IP (DNS rebinding"},
 		{"a foreign Host on the SSE stream", "GET", r.base + PathSSE, "", map[string]string{"Host": "attacker.test"}, 403, "loopback IP (DNS rebinding"},
-		{"a foreign browser Origin", "POST", mcpURL, initBody, map[string]string{"Origin": "https://evil.example"}, 403, "only pages served from this machine"},
+		{"a foreign browser Origin", "POST", mcpURL, initBody, map[string]string{"Origin": "https://evil.example"}, 403, "web pages may not use this server"},
+		{"a page on another local port", "POST", mcpURL, initBody, map[string]string{"Origin": "http://127.0.0.1:5173"}, 403, "web pages may not use this server"},
+		{"a page's preflight", "OPTIONS", mcpURL, "", map[string]string{"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST"}, 403, "refused Origin"},
+		{"a page's no-cors GET (no Origin)", "GET", r.base + PathSSE, "", map[string]string{"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors"}, 403, "a web page made"},
 		{"a null Origin", "POST", mcpURL, callBody, map[string]string{"Origin": "null", "Mcp-Session-Id": session}, 403, "Origin"},
 		{"malformed JSON, new session", "POST", mcpURL, `{"jsonrpc":"2.0","id":1,"method":"initialize",`, nil, 400, "not valid JSON"},
 		{"malformed JSON in a session", "POST", mcpURL, `{oops`, map[string]string{"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}, 400, "not valid JSON"},
@@ -255,20 +264,42 @@ func TestRefusedRequestsChangeNothing(t *testing.T) {
 	}
 }
 
-func TestLocalPagesMayUseTheServer(t *testing.T) {
-	r := start(t, "")
-	// A CORS preflight of a page on localhost, then its request.
+// Only the origins the server was started with get CORS, and a page let in
+// still needs the token; without a token no page gets in at all.
+func TestOnlyAllowedOriginsMayUseTheServer(t *testing.T) {
+	r := startWith(t, Config{Token: "tok", AllowOrigins: []string{"http://localhost:6274"}})
 	status, h, _ := do(t, "OPTIONS", r.base+PathStreamable, "", map[string]string{"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST"})
 	if status != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") {
 		t.Fatalf("preflight: %d %v", status, h)
 	}
-	status, h, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Origin": "http://127.0.0.1:5173"})
-	if status != http.StatusOK || h.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:5173" || h.Get(server.HeaderKeySessionID) == "" {
-		t.Fatalf("initialize from a local page: %d %v %s", status, h, body)
+	status, h, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Origin": "http://localhost:6274", "Authorization": "Bearer tok"})
+	if status != http.StatusOK || h.Get("Access-Control-Allow-Origin") != "http://localhost:6274" || h.Get(server.HeaderKeySessionID) == "" {
+		t.Fatalf("initialize from the page let in: %d %v %s", status, h, body)
+	}
+	for _, origin := range []string{"http://localhost:6275", "http://127.0.0.1:6274", "https://localhost:6274"} {
+		status, h, _ := do(t, "OPTIONS", r.base+PathStreamable, "", map[string]string{"Origin": origin, "Access-Control-Request-Method": "POST"})
+		if status != http.StatusForbidden || h.Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("preflight of %s: %d %v", origin, status, h)
+		}
+		if status, _, _ := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Origin": origin, "Authorization": "Bearer tok"}); status != http.StatusForbidden {
+			t.Errorf("initialize from %s: %d", origin, status)
+		}
+	}
+	if n := r.Sessions(); n != 1 {
+		t.Errorf("%d sessions; want the one of the page let in", n)
 	}
 	// localhost by name is a loopback Host.
-	if status, _, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Host": "localhost"}); status != http.StatusOK {
+	if status, _, body := do(t, "POST", r.base+PathStreamable, initBody, map[string]string{"Host": "localhost", "Authorization": "Bearer tok"}); status != http.StatusOK {
 		t.Fatalf("Host localhost: %d %s", status, body)
+	}
+
+	insecure := startWith(t, Config{Insecure: true, AllowOrigins: []string{"http://localhost:6274"}})
+	status, h, body = do(t, "OPTIONS", insecure.base+PathStreamable, "", map[string]string{"Origin": "http://localhost:6274", "Access-Control-Request-Method": "POST"})
+	if status != http.StatusForbidden || h.Get("Access-Control-Allow-Origin") != "" || !strings.Contains(body, "web pages may not use this server") {
+		t.Errorf("without a token, a preflight of an allowed origin: %d %v %s", status, h, body)
+	}
+	if status, _, _ := do(t, "POST", insecure.base+PathStreamable, initBody, map[string]string{"Origin": "http://localhost:6274"}); status != http.StatusForbidden || insecure.Sessions() != 0 {
+		t.Errorf("without a token, a page opened a session: %d, %d sessions", status, insecure.Sessions())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
 
 // Bounds on what a result echoes from the browser: a page's URL and title
@@ -27,9 +28,11 @@ func clip(s string, n int) string {
 	return s[:cut] + fmt.Sprintf("… [cut: %d characters in all]", utf8.RuneCountInString(s))
 }
 
+// boundTab bounds what a tab's page chose (its URL and title) and labels
+// its title as the page's text.
 func boundTab(t coordinator.Tab) coordinator.Tab {
 	t.URL = clip(t.URL, maxURLShown)
-	t.Title = clip(t.Title, maxTitleShown)
+	t.Title = pagetools.Label(t.Title, maxTitleShown)
 	return t
 }
 

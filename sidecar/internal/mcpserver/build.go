@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -93,6 +95,15 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	if o.PageTools != PageToolsOff {
 		p = &pageSurface{c: c, log: log, dynamic: dynamic}
 		opts = append(opts, server.WithToolFilter(p.filter))
+		// What a session was shown goes with it.
+		hooks := &server.Hooks{}
+		hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { p.forget(s) })
+		if dynamic {
+			// A listing shows, and binds the session's calls to, the
+			// focused page as it is now, not as at the last change heard.
+			hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { p.refresh() })
+		}
+		opts = append(opts, server.WithHooks(hooks))
 	}
 	if dynamic {
 		// The tool list changes with the focused tab: say so (list_changed).

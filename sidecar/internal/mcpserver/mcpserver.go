@@ -29,7 +29,7 @@ Use coordinator_restart_browser when the browser is stuck, coordinator_launch_br
 
 const (
 	pageInstructions = `
-The focused tab (the tab in front) brings its own tools, found in its page: its forms, result lists and buttons, and the tools it declares with WebMCP (e.g. search_flights, open_result). One page tool call fills a form and submits it, or clicks, and answers what happened.`
+The focused tab (the tab in front) brings its own tools, found in its page: its forms, result lists and buttons, and the tools it declares with WebMCP (e.g. search_flights, open_result). One page tool call fills a form and submits it, or clicks, and answers what happened. A call runs only on the tab and page its tool was shown for; a tab a page opened is not focused until you focus it.`
 	listedInstructions = `
 They appear in this server's tool list while their tab is focused (list_changed says when they change); coordinator_page_tools lists them and coordinator_call_page_tool calls them by name, for clients that do not list tools again.`
 	staticInstructions = `
@@ -107,7 +107,7 @@ func (h *handlers) tools() []toolDef {
 				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers); everyday: the user's own browser, with their logins, in the tabs they share (needs the Browser Coordinator extension)."},
 				"browserPath":{"type":"string","description":"Path of a browser executable to use instead of a detected one."},
 				"headless":{"type":"boolean","description":"true: no window; false: a visible window."},
-				"url":{"type":"string","description":"Page to open first (http, https, file, about or data URL)."}
+				"url":{"type":"string","description":"Page to open first (http, https, about or data URL; file only when the coordinator was started to allow local files)."}
 			},"additionalProperties":false}`, typeEnum), statusSchema),
 			h.launch},
 		{newTool("coordinator_stop_browser", "Stop the browser",

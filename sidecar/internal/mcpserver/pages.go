@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +50,7 @@ type pageSurface struct {
 	registered map[string]listedTool // every page tool registered with the server, by MCP name
 	core       map[string]bool       // progressive: its tools listed now (nil: all)
 	lastKey    string                // what was listed at the last notification
+	sessions   map[string]*seen      // what each MCP session was shown (shown.go)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -57,9 +59,8 @@ type pageSurface struct {
 
 // listedTool is a page tool as it is (or was) listed.
 type listedTool struct {
-	name string // the engine's name (the MCP name may have a page_ prefix)
-	tab  string
-	url  string
+	name string          // the engine's name (the MCP name may have a page_ prefix)
+	on   pagefocus.Shown // the tab and document it belongs to
 	sig  string
 	tool mcp.Tool
 }
@@ -70,7 +71,7 @@ const maxRegistered = 256
 
 func (p *pageSurface) start() {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
-	p.shown, p.registered = map[string]listedTool{}, map[string]listedTool{}
+	p.shown, p.registered, p.sessions = map[string]listedTool{}, map[string]listedTool{}, map[string]*seen{}
 	if p.prog != nil {
 		p.prog.start()
 	}
@@ -102,8 +103,9 @@ func (p *pageSurface) close() {
 }
 
 // filter shows the page tools of the focused tab and, in the progressive
-// surface, the tools its state allows.
-func (p *pageSurface) filter(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+// surface, the tools its state allows; the page tools a listing shows are
+// what the session was shown (shown.go).
+func (p *pageSurface) filter(ctx context.Context, tools []mcp.Tool) []mcp.Tool {
 	if len(tools) <= 1 {
 		// A call's check: mcp-go passes the called tool alone. Calls are
 		// answered by the handlers, which say why a tool cannot run now.
@@ -112,10 +114,12 @@ func (p *pageSurface) filter(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]mcp.Tool, 0, len(tools))
+	var pages []string
 	for _, t := range tools {
 		if _, page := p.registered[t.Name]; page {
 			if _, ok := p.shown[t.Name]; ok {
 				out = append(out, t)
+				pages = append(pages, t.Name)
 			}
 			continue
 		}
@@ -124,6 +128,7 @@ func (p *pageSurface) filter(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 		}
 		out = append(out, t)
 	}
+	p.showListedLocked(ctx, pages)
 	return out
 }
 
@@ -171,7 +176,7 @@ func (p *pageSurface) refresh() {
 	changed := p.lastKey != "" && key != p.lastKey // the first refresh only takes the start's state
 	var add []server.ServerTool
 	for name, lt := range shown {
-		if old, ok := p.registered[name]; !ok || old.sig != lt.sig || old.tab != lt.tab {
+		if old, ok := p.registered[name]; !ok || old.sig != lt.sig || old.on.TabID != lt.on.TabID {
 			add = append(add, server.ServerTool{Tool: lt.tool, Handler: p.callListed})
 		}
 		p.registered[name] = lt
@@ -235,7 +240,7 @@ func (p *pageSurface) listed(t pagetools.Tool, snap pagefocus.Focus, reserved ma
 		return listedTool{}, false
 	}
 	sig, _ := json.Marshal(tool)
-	return listedTool{name: t.Name, tab: snap.TabID, url: snap.URL, sig: string(sig), tool: tool}, true
+	return listedTool{name: t.Name, on: snap.Shown(), sig: string(sig), tool: tool}, true
 }
 
 // shownNames are the MCP names the page tools listed now have, by engine
@@ -284,35 +289,41 @@ func (p *pageSurface) settled(ctx context.Context) pagefocus.Focus {
 	return p.tr.Snapshot()
 }
 
-// callListed runs a listed page tool.
+// callListed runs a listed page tool, on the page this session was shown
+// it for.
 func (p *pageSurface) callListed(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	name := req.Params.Name
 	args, err := objectArguments(req)
 	if err != nil {
 		return toolError(err), nil
 	}
-	p.mu.Lock()
-	lt, shown := p.shown[name]
-	was := p.registered[name]
-	p.mu.Unlock()
-	if !shown {
-		snap := p.tr.Snapshot()
-		switch {
-		case p.prog != nil && !p.prog.isConnected():
-			return toolError(fmt.Errorf("%s: no browser is connected; call connect_browser first", name)), nil
-		case snap.TabID == "":
-			if err := p.tr.Unavailable(); err != nil {
-				return toolError(fmt.Errorf("page tool %q belonged to the tab at %s: %w", name, was.url, err)), nil
-			}
-			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s, and no tab is focused now; %s", name, was.url, p.focusHint())), nil
-		case was.tab != snap.TabID:
-			return toolError(fmt.Errorf("page tool %q belonged to the tab at %s; the focused tab is now %s, whose tools are: %s",
-				name, was.url, snap.URL, listOr(p.names(pagetools.Names(snap.Tools)), "none"))), nil
-		}
-		lt = was // the same tab: its engine says why the tool is gone
+	if p.prog != nil && !p.prog.isConnected() {
+		return toolError(fmt.Errorf("%s: no browser is connected; call connect_browser first", name)), nil
 	}
-	res, err := p.tr.Call(ctx, lt.name, args)
-	return p.callResult(res, err, true), nil
+	st, ok := p.shownAs(ctx, name, true)
+	if !ok {
+		return p.notShown(name, true), nil
+	}
+	res, err := p.tr.CallShown(ctx, st.on, st.name, args)
+	return p.callResult(ctx, name, st, res, err, true), nil
+}
+
+// notShown answers a call of a page tool this session was never shown.
+func (p *pageSurface) notShown(name string, listed bool) *mcp.CallToolResult {
+	how := "list the tools (tools/list) and call one of the focused tab's"
+	if !listed {
+		how = "call coordinator_page_tools, which lists the focused tab's tools, and call one of those"
+	}
+	snap := p.tr.Snapshot()
+	now := "no tab is focused"
+	if snap.TabID != "" {
+		ns := pagetools.Names(snap.Tools)
+		if listed {
+			ns = p.names(ns)
+		}
+		now = fmt.Sprintf("the focused tab's tools now: %s", listOr(ns, "none"))
+	}
+	return toolError(fmt.Errorf("page tool %q was not shown to this session, so it is not known which page it is meant for; nothing was done; %s (%s)", name, how, now))
 }
 
 func (p *pageSurface) focusHint() string {
@@ -322,9 +333,10 @@ func (p *pageSurface) focusHint() string {
 	return "bring a tab to the front (coordinator_focus_tab, coordinator_open_tab, or by navigating in it)"
 }
 
-// callResult renders a page tool's answer, or its error; listed: with the
-// names the tools are listed under.
-func (p *pageSurface) callResult(res *pagetools.Result, err error, listed bool) *mcp.CallToolResult {
+// callResult renders the answer of the page tool called (as st), or its
+// error; listed: with the names the tools are listed under. The answer
+// shows the session the page the tab is on now, and its tools.
+func (p *pageSurface) callResult(ctx context.Context, called string, st shownTool, res *pagetools.Result, err error, listed bool) *mcp.CallToolResult {
 	rename := func(ns []string) []string {
 		if listed {
 			return p.names(ns)
@@ -333,7 +345,10 @@ func (p *pageSurface) callResult(res *pagetools.Result, err error, listed bool) 
 	}
 	if err != nil {
 		var pe *pagetools.Error
+		var moved *pagefocus.MovedError
 		switch {
+		case errors.As(err, &moved):
+			return toolError(errors.New(p.movedText(called, moved, listed)))
 		case errors.Is(err, pagefocus.ErrNoFocus):
 			return toolError(fmt.Errorf("no tab is focused, so there are no page tools to call; %s", p.focusHint()))
 		case errors.As(err, &pe):
@@ -341,15 +356,78 @@ func (p *pageSurface) callResult(res *pagetools.Result, err error, listed bool) 
 			if shown.Tools != nil {
 				shown.Tools = rename(shown.Tools)
 			}
-			return toolError(&shown)
+			msg := shown.Error()
+			if errors.Is(err, pagetools.ErrNavigatedAway) {
+				msg += "; " + p.listAgain(listed, "the page the tab shows now")
+			}
+			return toolError(errors.New(msg))
 		}
 		return toolError(err)
 	}
+	p.show(ctx, pagefocus.Shown{TabID: st.on.TabID, Doc: res.Doc, URL: res.URL}, res.Tools)
 	res.Tools = rename(res.Tools)
 	if res.Tools == nil {
 		res.Tools = []string{}
 	}
-	return mcp.NewToolResultStructured(res, res.Text())
+	if res.PopupURL != "" {
+		res.Note = strings.TrimSpace(res.Note + " " + p.popupHint())
+	}
+	text := res.Text()
+	res.URL, res.Title = clip(res.URL, maxURLShown), pagetools.Label(res.Title, maxTitleShown)
+	return mcp.NewToolResultStructured(res, text)
+}
+
+// listAgain says how to see the focused tab's tools now, to use what.
+func (p *pageSurface) listAgain(listed bool, what string) string {
+	if listed {
+		return "list the tools again (tools/list) to use " + what
+	}
+	return "call coordinator_page_tools again to use " + what
+}
+
+// popupHint: a tab a page opened is not focused by itself.
+func (p *pageSurface) popupHint() string {
+	if p.prog != nil {
+		return "A tab a page opened does not take the page-tool focus by itself: list_tabs shows it, focus_tab uses its tools."
+	}
+	return "A tab a page opened does not take the page-tool focus by itself: coordinator_list_tabs shows it, coordinator_focus_tab uses its tools."
+}
+
+// tabRef names a tab as the surface's tab tools take it.
+func (p *pageSurface) tabRef(id string) string {
+	if p.prog != nil {
+		return strconv.Itoa(p.prog.num(id))
+	}
+	return strconv.Quote(id)
+}
+
+// movedText says what changed since the session was shown the tool called
+// (which tab came to the front, opened by which tab, at which origin) and
+// how to go on.
+func (p *pageSurface) movedText(called string, m *pagefocus.MovedError, listed bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "page tool %q was shown for tab %s at %s, which is not the focused tab now", called, p.tabRef(m.Shown.TabID), clip(m.Shown.URL, maxURLShown))
+	switch {
+	case m.Now.ID == "":
+		b.WriteString(": no tab is focused")
+	default:
+		fmt.Fprintf(&b, ": tab %s came to the front, at %s (%s)", p.tabRef(m.Now.ID), pagetools.Origin(m.Now.URL), clip(m.Now.URL, maxURLShown))
+		if m.Now.OpenerID != "" {
+			fmt.Fprintf(&b, ", a tab opened by the page in tab %s", p.tabRef(m.Now.OpenerID))
+		}
+	}
+	b.WriteString(". Nothing was done. ")
+	focus, list := "coordinator_focus_tab", "coordinator_list_tabs"
+	if p.prog != nil {
+		focus, list = "focus_tab", "list_tabs"
+	}
+	if m.ShownOpen {
+		fmt.Fprintf(&b, "To go on in the tab you meant, call %s {\"tabId\": %s} and then this tool again; ", focus, p.tabRef(m.Shown.TabID))
+	} else {
+		fmt.Fprintf(&b, "That tab is closed (%s shows the open ones); ", list)
+	}
+	b.WriteString(p.listAgain(listed, "the focused tab's page") + ".")
+	return b.String()
 }
 
 func listOr(ss []string, none string) string {
@@ -397,7 +475,7 @@ func (p *pageSurface) staticTools() []toolDef {
 		true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, pageToolsSchema)
 	list.Annotations.OpenWorldHint = hint(true)
 	call := newTool("coordinator_call_page_tool", "Call a page tool",
-		"Call one of the focused tab's page tools (see coordinator_page_tools) by name with its arguments: it fills the form the way a person would and submits it, or clicks, waits until the page settles, and answers where the tab is now, what changed, and the page's tools now.",
+		"Call one of the focused tab's page tools (see coordinator_page_tools) by name with its arguments: it fills the form the way a person would and submits it, or clicks, waits until the page settles, and answers where the tab is now, what changed, and the page's tools now. It runs only on the tab and page it was listed for: if another tab is focused now, or the page navigated, nothing is done and the answer says what changed.",
 		false, true, false, `{"type":"object","properties":{
 			"name":{"type":"string","description":"The page tool's name, from coordinator_page_tools."},
 			"arguments":{"type":"object","description":"Its arguments, as its input schema says."}
@@ -406,24 +484,26 @@ func (p *pageSurface) staticTools() []toolDef {
 	return []toolDef{{list, p.listStatic}, {call, p.callStatic}}
 }
 
+// staticItem is one page tool in coordinator_page_tools' answer.
+type staticItem struct {
+	Name        string                `json:"name"`
+	Description string                `json:"description"`
+	InputSchema json.RawMessage       `json:"inputSchema"`
+	Annotations pagetools.Annotations `json:"annotations"`
+}
+
 func (p *pageSurface) listStatic(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if _, err := parseArgs(req); err != nil {
 		return toolError(err), nil
 	}
 	snap := p.settled(ctx)
-	type item struct {
-		Name        string                `json:"name"`
-		Description string                `json:"description"`
-		InputSchema json.RawMessage       `json:"inputSchema"`
-		Annotations pagetools.Annotations `json:"annotations"`
-	}
 	out := struct {
-		Focused bool   `json:"focused"`
-		TabID   string `json:"tabId,omitempty"`
-		URL     string `json:"url,omitempty"`
-		Title   string `json:"title,omitempty"`
-		Tools   []item `json:"tools"`
-	}{Focused: snap.TabID != "", TabID: snap.TabID, URL: clip(snap.URL, maxURLShown), Title: snap.Title, Tools: []item{}}
+		Focused bool         `json:"focused"`
+		TabID   string       `json:"tabId,omitempty"`
+		URL     string       `json:"url,omitempty"`
+		Title   string       `json:"title,omitempty"`
+		Tools   []staticItem `json:"tools"`
+	}{Focused: snap.TabID != "", TabID: snap.TabID, URL: clip(snap.URL, maxURLShown), Title: pagetools.Label(snap.Title, maxTitleShown), Tools: []staticItem{}}
 	var b strings.Builder
 	switch away := p.tr.Unavailable(); {
 	case snap.TabID == "" && away != nil:
@@ -431,12 +511,35 @@ func (p *pageSurface) listStatic(ctx context.Context, req mcp.CallToolRequest) (
 	case snap.TabID == "":
 		fmt.Fprintf(&b, "No tab is focused, so there are no page tools; %s.", p.focusHint())
 	default:
-		fmt.Fprintf(&b, "The focused tab %s is at %s and has %d page tool(s); call one with coordinator_call_page_tool {name, arguments}.", snap.TabID, out.URL, len(snap.Tools))
+		title := ""
+		if out.Title != "" {
+			title = " (its title: " + out.Title + ")"
+		}
+		fmt.Fprintf(&b, "The focused tab %s is at %s%s and has %d page tool(s); call one with coordinator_call_page_tool {name, arguments}.", snap.TabID, out.URL, title, len(snap.Tools))
 	}
+	// The answer holds each tool twice (structured, and as text for hosts
+	// that read only text): together within the page tools' cap.
+	budget := pagetools.MaxListBytes - 2*len(b.String()) - 1024
+	var left, shown []string
 	for _, t := range snap.Tools {
-		out.Tools = append(out.Tools, item{t.Name, t.Description, t.InputSchema, t.Annotations})
-		fmt.Fprintf(&b, "\n\n%s: %s\ninput schema: %s", t.Name, t.Description, t.InputSchema)
+		it := staticItem{t.Name, t.Description, t.InputSchema, t.Annotations}
+		entry := fmt.Sprintf("\n\n%s: %s\ninput schema: %s", t.Name, t.Description, t.InputSchema)
+		itemJSON, _ := json.Marshal(it)
+		entryJSON, _ := json.Marshal(entry)
+		n := len(itemJSON) + len(entryJSON)
+		if len(left) > 0 || n > budget {
+			left = append(left, t.Name)
+			continue
+		}
+		budget -= n
+		out.Tools = append(out.Tools, it)
+		shown = append(shown, t.Name)
+		b.WriteString(entry)
 	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "\n\n%d more page tool(s) are left out to keep this answer under %d KB: %s.", len(left), pagetools.MaxListBytes>>10, strings.Join(left, ", "))
+	}
+	p.show(ctx, snap.Shown(), shown)
 	return mcp.NewToolResultStructured(out, b.String()), nil
 }
 
@@ -460,10 +563,11 @@ func (p *pageSurface) callStatic(ctx context.Context, req mcp.CallToolRequest) (
 		}
 		args = m
 	}
-	if p.tr.Snapshot().TabID == "" {
-		_ = p.tr.Sync(ctx)
-	}
-	res, err := p.tr.Call(ctx, name, args)
 	// The static pair speaks the engine's names, those coordinator_page_tools lists.
-	return p.callResult(res, err, false), nil
+	st, ok := p.shownAs(ctx, name, false)
+	if !ok {
+		return p.notShown(name, false), nil
+	}
+	res, err := p.tr.CallShown(ctx, st.on, st.name, args)
+	return p.callResult(ctx, name, st, res, err, false), nil
 }

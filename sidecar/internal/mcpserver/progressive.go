@@ -404,6 +404,9 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 	if !pr.isConnected() {
 		return pr.notConnected("open_tab"), nil
 	}
+	if err := pr.c.CheckOpen(u); err != nil { // the blank tab reused below is loaded directly
+		return toolError(fmt.Errorf("open_tab: %w", err)), nil
+	}
 	id, err := pr.reuseBlank(ctx, u, focus)
 	if err != nil {
 		return toolError(fmt.Errorf("open_tab: %w", err)), nil
@@ -424,8 +427,9 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 			return toolError(fmt.Errorf("open_tab: the tab opened (id %d) but cannot be focused: %w", n, err)), nil
 		}
 		snapURL, title, tools = f.URL, f.Title, pr.p.names(pagetools.Names(f.Tools))
+		pr.p.show(ctx, f.Shown(), pagetools.Names(f.Tools))
 	} else if found, err := pr.p.tr.PeekTab(ctx, id, u); err == nil {
-		tools = pagetools.Names(found)
+		tools = pagetools.Names(found.Tools)
 	}
 	shown, _ := pr.recount(ctx)
 	for _, t := range shown {
@@ -443,7 +447,7 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	pr.p.refresh()
 	return answer(map[string]any{
-		"tab":            map[string]any{"id": n, "title": clip(title, maxTitleShown), "url": clip(snapURL, maxURLShown)},
+		"tab":            map[string]any{"id": n, "title": pagetools.Label(title, maxTitleShown), "url": clip(snapURL, maxURLShown)},
 		"focused":        focus,
 		"toolsAvailable": tools,
 	}), nil
@@ -512,9 +516,10 @@ func (pr *progressive) focusTab(ctx context.Context, req mcp.CallToolRequest) (*
 		return toolError(fmt.Errorf("focus_tab: %w", err)), nil
 	}
 	pr.p.refresh()
+	pr.p.show(ctx, f.Shown(), pagetools.Names(f.Tools))
 	return answer(map[string]any{
 		"success":        true,
-		"tab":            map[string]any{"id": pr.num(id), "title": clip(f.Title, maxTitleShown), "url": clip(f.URL, maxURLShown)},
+		"tab":            map[string]any{"id": pr.num(id), "title": pagetools.Label(f.Title, maxTitleShown), "url": clip(f.URL, maxURLShown)},
 		"toolsAvailable": pr.p.names(pagetools.Names(f.Tools)),
 	}), nil
 }

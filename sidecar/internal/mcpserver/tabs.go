@@ -139,6 +139,8 @@ func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 }
 
 // tabAnswer is a tab the agent opened or focused, with its page tools.
+// The focused tab's tools it names are what the session was shown (a tab
+// that is not focused has none to call).
 func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus bool, wantURL string) tabItem {
 	it := tabItem{ID: tab.ID, Title: tab.Title, URL: tab.URL, Focused: focus}
 	if h.pages == nil {
@@ -150,11 +152,12 @@ func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus boo
 		if err == nil && f.TabID == tab.ID {
 			it.ToolsAvailable = h.pages.names(pagetools.Names(f.Tools))
 			it.URL, it.Title = f.URL, f.Title
+			h.pages.show(ctx, f.Shown(), pagetools.Names(f.Tools))
 		} else {
 			it.Focused = false
 		}
-	} else if tools, err := h.pages.tr.PeekTab(ctx, tab.ID, wantURL); err == nil {
-		it.ToolsAvailable = pagetools.Names(tools)
+	} else if peeked, err := h.pages.tr.PeekTab(ctx, tab.ID, wantURL); err == nil {
+		it.ToolsAvailable = pagetools.Names(peeked.Tools)
 	}
 	if it.ToolsAvailable == nil {
 		it.ToolsAvailable = []string{}
@@ -162,9 +165,11 @@ func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus boo
 	return boundItem(it)
 }
 
+// boundItem bounds what a tab's page chose (its URL and title) and labels
+// its title as the page's text.
 func boundItem(it tabItem) tabItem {
 	it.URL = clip(it.URL, maxURLShown)
-	it.Title = clip(it.Title, maxTitleShown)
+	it.Title = pagetools.Label(it.Title, maxTitleShown)
 	return it
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/osdirs"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
 // Browsers are the browsers install can register the host with.
@@ -95,6 +96,12 @@ func Install(o InstallOptions) (InstallResult, error) {
 	if o.GOOS == "windows" {
 		r.Registry = RegistryKey(o.Browser) + `\` + HostName
 	}
+	// The browser trusts whatever manifest it finds there: another user who
+	// could swap the folder, or the file in it, would name the program it
+	// starts as this user.
+	if err := userfile.CheckNoLinks(dir); err != nil {
+		return r, fmt.Errorf("refusing to register the host in %s: %w", dir, err)
+	}
 	old, err := os.ReadFile(r.Manifest)
 	r.Changed = err != nil || !bytes.Equal(old, r.Content)
 	if o.DryRun {
@@ -103,6 +110,9 @@ func Install(o InstallOptions) (InstallResult, error) {
 	if r.Changed {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return r, fmt.Errorf("create %s: %w", dir, err)
+		}
+		if err := userfile.CheckNoLinks(dir); err != nil { // what MkdirAll found there may be new
+			return r, fmt.Errorf("refusing to register the host in %s: %w", dir, err)
 		}
 		if err := atomicfile.Write(r.Manifest, r.Content, 0o644); err != nil {
 			return r, fmt.Errorf("write %s: %w", r.Manifest, err)

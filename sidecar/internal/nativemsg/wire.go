@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -30,23 +32,53 @@ const MaxSocketMessage = 256 << 20
 // ErrTooLarge is returned for a frame over the reader's limit.
 var ErrTooLarge = errors.New("native message too large")
 
+// FrameStall bounds how long a frame that has begun may wait for its next
+// bytes, on a reader that has read deadlines (a socket): a peer that sends
+// a length and then nothing does not hold a connection forever. Between
+// frames nothing times out: an idle connection is a normal one.
+const FrameStall = 30 * time.Second
+
+// frameChunk is how much of a frame is read at once: memory grows with
+// what arrives, never with what a length only claims.
+const frameChunk = 64 << 10
+
 // ReadFrame reads one length-prefixed message. order is binary.NativeEndian
-// on stdio (Chrome's framing) and binary.LittleEndian on the socket.
+// on stdio (Chrome's framing) and binary.LittleEndian on the socket. A
+// length over limit is refused before anything is read or allocated for
+// it; the message is read in chunks of frameChunk, each within FrameStall
+// where r has read deadlines (which ReadFrame then clears).
 func ReadFrame(r io.Reader, order binary.ByteOrder, limit int) ([]byte, error) {
+	return readFrame(r, order, limit, FrameStall)
+}
+
+func readFrame(r io.Reader, order binary.ByteOrder, limit int, stall time.Duration) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err // io.EOF: the peer closed between messages
 	}
-	n := order.Uint32(hdr[:])
-	if int64(n) > int64(limit) {
+	n := int64(order.Uint32(hdr[:]))
+	if n > int64(limit) {
 		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, n, limit)
 	}
-	buf := make([]byte, n)
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	d, timed := r.(interface{ SetReadDeadline(time.Time) error })
+	if timed {
+		defer d.SetReadDeadline(time.Time{})
+	}
+	buf := make([]byte, 0, min(n, frameChunk))
+	for int64(len(buf)) < n {
+		if timed {
+			_ = d.SetReadDeadline(time.Now().Add(stall))
 		}
-		return nil, fmt.Errorf("read a %d-byte message: %w", n, err)
+		want := int(min(n-int64(len(buf)), frameChunk))
+		buf = slices.Grow(buf, want)
+		got, err := io.ReadFull(r, buf[len(buf):len(buf)+want])
+		buf = buf[:len(buf)+got]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, fmt.Errorf("read a %d-byte message (%d bytes came): %w", n, len(buf), err)
+		}
 	}
 	return buf, nil
 }

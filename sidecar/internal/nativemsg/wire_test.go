@@ -6,8 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -124,5 +128,60 @@ func TestMismatchMessageSaysWhatToUpdate(t *testing.T) {
 	}
 	if m := MismatchMessage(3, 2); !strings.Contains(m, "update browser-coordinator") {
 		t.Fatal(m)
+	}
+}
+
+// A frame's length is only a claim: memory follows the bytes that arrive.
+// A peer that claims 200 MiB and sends ten bytes costs the reader a chunk,
+// not 200 MiB; one that claims more than the limit is refused unread.
+func TestAClaimedLengthIsNotAllocated(t *testing.T) {
+	const claimed = 200 << 20
+	frame := binary.LittleEndian.AppendUint32(nil, claimed)
+	frame = append(frame, `{"type":"`...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFrame(bytes.NewReader(frame), binary.LittleEndian, MaxSocketMessage)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "209715200-byte message (9 bytes came)") {
+		t.Fatalf("a cut 200 MiB frame: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Fatalf("reading 9 bytes of a claimed 200 MiB frame allocated %d bytes", grew)
+	}
+
+	over := bytes.NewReader(binary.NativeEndian.AppendUint32(nil, MaxFromExtension+1))
+	if _, err := ReadFrame(over, binary.NativeEndian, MaxFromExtension); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "the limit is 67108864") {
+		t.Fatalf("a frame over the limit: %v", err)
+	}
+}
+
+// A frame that has begun must keep coming: a peer that sends a length and
+// stops is cut off after the stall, and the connection's deadline is
+// cleared again afterwards.
+func TestAStalledFrameEnds(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() {
+		_, _ = b.Write(binary.LittleEndian.AppendUint32(nil, 100))
+		_, _ = b.Write([]byte(`{"ty`))
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := readFrame(a, binary.LittleEndian, MaxSocketMessage, 100*time.Millisecond)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "100-byte message (4 bytes came)") {
+			t.Fatalf("a stalled frame: %v", err)
+		}
+	case <-time.After(30 * time.Second): // a failure guard only
+		t.Fatal("a stalled frame held the reader")
+	}
+	// The deadline is gone: the next frame is read however late it starts.
+	go func() { _ = WriteFrame(b, binary.LittleEndian, []byte(`{"type":"late"}`)) }()
+	if got, err := ReadFrame(a, binary.LittleEndian, MaxSocketMessage); err != nil || string(got) != `{"type":"late"}` {
+		t.Fatalf("after a stall: %q, %v", got, err)
 	}
 }

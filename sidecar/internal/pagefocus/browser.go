@@ -48,8 +48,9 @@ type Engine interface {
 	Tools() []pagetools.Tool
 	Changed() <-chan struct{}
 	Page() (url, title string)
+	View() pagetools.View
 	Discover(ctx context.Context) ([]pagetools.Tool, error)
-	Call(ctx context.Context, name string, args map[string]any) (*pagetools.Result, error)
+	CallOn(ctx context.Context, doc pagetools.Document, name string, args map[string]any) (*pagetools.Result, error)
 	Close(ctx context.Context) error
 }
 

@@ -16,7 +16,11 @@
 //     StateChanged event and moves the focus when a tab *becomes* front
 //     (a new tab, a navigation, coordinator_focus_tab): when the focused tab
 //     closes, no tab is focused, even though another is in front now, until
-//     one becomes front again. Focus still moves by Focus too.
+//     one becomes front again. A tab a page opened (a popup, a link with a
+//     target: it has an opener) is the exception: it is focused only once
+//     someone brings it to the front (an activation: the coordinator's
+//     focus, the user's click in their own browser), never because it
+//     appeared or navigated. Focus still moves by Focus too.
 //   - Explicit (the progressive surface): focus moves by Focus only, and
 //     goes when the focused tab closes or the browser goes. A tab that goes
 //     because the browser is disconnected (the user's own browser while
@@ -25,6 +29,9 @@
 //     in front.)
 //
 // Focus is per coordinator: one Tracker serves every MCP session of it.
+// A call names the tab and document its caller was shown (Shown): it runs
+// only while that tab is focused and shows that document, and otherwise
+// fails with what changed (MovedError, or the engine's ErrNavigatedAway).
 //
 // The engine's session is the coordinator's own (AttachRunningTab: never
 // the proxy's clients', never starting a browser), and its events go to the

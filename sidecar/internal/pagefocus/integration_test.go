@@ -102,16 +102,16 @@ func TestFollowTheTabInFront(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := tr.PeekTab(ctx, inbox.ID, inbox.URL)
-	if err != nil || !slices.Contains(names(tools), "search_inbox") {
-		t.Fatalf("the background tab's tools: %v %v", names(tools), err)
+	peeked, err := tr.PeekTab(ctx, inbox.ID, inbox.URL)
+	if err != nil || !slices.Contains(names(peeked.Tools), "search_inbox") {
+		t.Fatalf("the background tab's tools: %v %v", names(peeked.Tools), err)
 	}
 	if f := tr.Snapshot(); f.TabID != flights.ID {
 		t.Fatalf("focus moved to the background tab: %+v", f)
 	}
 
 	// A call that navigates: the focused tab's tools follow.
-	res, err := tr.Call(ctx, "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
+	res, err := tr.CallShown(ctx, tr.Snapshot().Shown(), "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
 	if err != nil || !res.Navigated {
 		t.Fatalf("search_flights: %+v %v", res, err)
 	}
@@ -131,9 +131,9 @@ func TestFollowTheTabInFront(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	peeked := tr.Peek(ctx, tabs)
-	if got := names(peeked[flights.ID]); !slices.Contains(got, "open_result") {
-		t.Fatalf("the unfocused results tab: %v (all: %v)", got, peeked)
+	counted := tr.Peek(ctx, tabs)
+	if got := names(counted[flights.ID]); !slices.Contains(got, "open_result") {
+		t.Fatalf("the unfocused results tab: %v (all: %v)", got, counted)
 	}
 
 	// Closing the focused tab leaves none focused, although another is in front now.
@@ -170,7 +170,7 @@ func TestFollowTheTabInFront(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFocus(t, tr, "after stop", func(f Focus) bool { return f.TabID == "" })
-	if _, err := tr.Call(ctx, "open_result", map[string]any{"index": 0.0}); !errors.Is(err, ErrNoFocus) {
+	if _, err := tr.CallShown(ctx, Shown{}, "open_result", map[string]any{"index": 0.0}); !errors.Is(err, ErrNoFocus) {
 		t.Fatalf("a call with no focus: %v", err)
 	}
 	if c.Status().State != coordinator.Stopped {
@@ -218,7 +218,7 @@ func TestExplicitFocus(t *testing.T) {
 	if err != nil || f.TabID != shopB.ID {
 		t.Fatalf("focus B: %+v %v", f, err)
 	}
-	res, err := tr.Call(ctx, "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
+	res, err := tr.CallShown(ctx, f.Shown(), "search_flights", map[string]any{"from": "SFO", "to": "JFK", "depart_date": "2026-05-01"})
 	if err != nil || !strings.Contains(res.PageText, "$") {
 		t.Fatalf("search on shop B: %+v %v", res, err)
 	}
@@ -255,4 +255,101 @@ func TestACrashedTabIsNotFocused(t *testing.T) {
 	if f := tr.Snapshot(); f.TabID != "" {
 		t.Fatalf("the crashed tab was focused again: %+v", f)
 	}
+}
+
+// untilTabs waits until the browser's tabs satisfy ok.
+func untilTabs(t *testing.T, c *coordinator.Coordinator, what string, ok func([]coordinator.Tab) bool) []coordinator.Tab {
+	t.Helper()
+	events, unsub := c.Subscribe()
+	defer unsub()
+	deadline := time.After(20 * time.Second)
+	for {
+		tabs, err := c.RunningTabs(ctxFor(t))
+		if err == nil && ok(tabs) {
+			return tabs
+		}
+		select {
+		case <-events:
+		case <-time.After(200 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("%s: tabs %+v (%v)", what, tabs, err)
+		}
+	}
+}
+
+// A tab a page opened (window.open from a tab behind, a link with a
+// target) comes to the front of the browser but does not take the focus by
+// itself, not even when it navigates; the agent's focus_tab still moves it.
+func TestATabAPageOpenedDoesNotTakeTheFocus(t *testing.T) {
+	site := serveSite(t)
+	c := newCoordinator(t)
+	tr := New(Coordinator(c), Config{Follow: true}, true)
+	defer tr.Close()
+	ctx := ctxFor(t)
+	behind, err := c.OpenTab(ctx, site+"/inbox.html", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank, err := c.OpenTab(ctx, site+"/signin.html", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFocus(t, tr, "the bank", func(f Focus) bool { return f.TabID == bank.ID && slices.Contains(names(f.Tools), "sign_in") })
+
+	s, err := c.AttachTab(ctx, behind.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": `window.open('/flights.html?popup'); const a = Object.assign(document.createElement('a'), {href: '/stores.html?blank', target: '_blank'}); document.body.append(a); a.click()`, "userGesture": true}); err != nil {
+		t.Fatal(err)
+	}
+	opened := func(tabs []coordinator.Tab, query string) (coordinator.Tab, bool) {
+		for _, tab := range tabs {
+			if strings.HasSuffix(tab.URL, query) {
+				return tab, true
+			}
+		}
+		return coordinator.Tab{}, false
+	}
+	tabs := untilTabs(t, c, "the popups", func(tabs []coordinator.Tab) bool {
+		_, a := opened(tabs, "?popup")
+		_, b := opened(tabs, "?blank")
+		return a && b
+	})
+	popup, _ := opened(tabs, "?popup")
+	blank, _ := opened(tabs, "?blank")
+	if popup.OpenerID != behind.ID || blank.OpenerID != behind.ID {
+		t.Fatalf("openers: popup %q, link %q, want %q", popup.OpenerID, blank.OpenerID, behind.ID)
+	}
+	if err := tr.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if front, _ := c.FrontTab(); front.ID == bank.ID {
+		t.Fatalf("the popups never came to the front: %+v", front)
+	}
+	if f := tr.Snapshot(); f.TabID != bank.ID {
+		t.Fatalf("a tab a page opened took the focus: %+v", f)
+	}
+	// It navigates by itself: still not focused.
+	p, err := c.AttachTab(ctx, popup.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := p.Call(ctx, "Runtime.evaluate", map[string]any{"expression": `location.href = '/flights.html?again'`}); err != nil {
+		t.Fatal(err)
+	}
+	untilTabs(t, c, "the popup navigated", func(tabs []coordinator.Tab) bool { _, ok := opened(tabs, "?again"); return ok })
+	if err := tr.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Snapshot(); f.TabID != bank.ID {
+		t.Fatalf("a tab a page opened took the focus when it navigated: %+v", f)
+	}
+	// coordinator_focus_tab's way: the agent brings it to the front.
+	if _, err := c.FocusTab(ctx, popup.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFocus(t, tr, "the popup the agent focused", func(f Focus) bool { return f.TabID == popup.ID })
 }

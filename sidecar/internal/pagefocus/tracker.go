@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,9 +76,23 @@ type Focus struct {
 	URL   string
 	Title string
 	Tools []pagetools.Tool
+	// Doc is the document the tools belong to (Shown binds a call to it).
+	Doc pagetools.DocumentID
 	// Gen changes every time focus moves (to a tab, or to none).
 	Gen uint64
 }
+
+// Shown is a tab's page as a caller was shown it (with its tools): a call
+// made from it runs only while that tab is focused and shows that
+// document (CallShown).
+type Shown struct {
+	TabID string
+	Doc   pagetools.DocumentID
+	URL   string
+}
+
+// Shown is what f shows.
+func (f Focus) Shown() Shown { return Shown{TabID: f.TabID, Doc: f.Doc, URL: f.URL} }
 
 // Errors callers branch on.
 var (
@@ -118,8 +133,12 @@ type Tracker struct {
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
-// becomes front, or navigates there, is a new key.
-type frontKey struct{ id, url string }
+// becomes front, navigates there, or is brought there (activated), is a new
+// key.
+type frontKey struct {
+	id, url   string
+	activated bool
+}
 
 // New starts a tracker; active says whether it focuses tabs from the start
 // (see SetActive). Close it.
@@ -337,6 +356,13 @@ func (t *Tracker) follow() {
 		return
 	case !ok:
 		return
+	case front.OpenerID != "" && !front.Activated:
+		// A tab a page opened (a popup, a link with a target) is in front
+		// because it appeared or navigated: the page's doing, not the
+		// agent's or the user's. It is focused once someone brings it to
+		// the front (Focus; the user's click in their own browser).
+		t.log.Debug("page tools: a tab a page opened does not take the focus by itself", "tab", front.ID, "opener", front.OpenerID)
+		return
 	}
 	nf, err := t.open(t.ctx, front.ID)
 	if err != nil {
@@ -353,7 +379,7 @@ func (t *Tracker) front() (frontKey, coordinator.Tab, bool) {
 	if !ok || t.cfg.Skip != nil && t.cfg.Skip(tab.ID) {
 		return frontKey{}, coordinator.Tab{}, false
 	}
-	return frontKey{tab.ID, tab.URL}, tab, true
+	return frontKey{tab.ID, tab.URL, tab.Activated}, tab, true
 }
 
 // exists asks the browser whether a tab is still open.
@@ -518,17 +544,36 @@ func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool
 	}
 }
 
-// Call runs a page tool of the focused tab. While the browser cannot be
-// worked in (Unavailable), a call says so, also one that it cut short.
-func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*pagetools.Result, error) {
+// CallShown runs a page tool of the page shown: only while its tab is the
+// focused tab (else a *MovedError) and shows the same document (else the
+// engine's ErrNavigatedAway); nothing is ever sent to another tab or page.
+// While the browser cannot be worked in (Unavailable), a call says so, also
+// one that it cut short.
+func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args map[string]any) (*pagetools.Result, error) {
 	f := t.current()
 	if f == nil {
 		if err := t.Unavailable(); err != nil {
+			if shown.URL != "" {
+				name += " (shown for the tab at " + shown.URL + ")"
+			}
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		return nil, ErrNoFocus
+		if shown.TabID == "" {
+			return nil, ErrNoFocus
+		}
 	}
-	res, err := f.eng.Call(ctx, name, args)
+	if f == nil || f.tab.ID != shown.TabID {
+		// Focus may not have caught up with the browser yet (the tab shown
+		// just came to the front): bring it up to date, then look again.
+		if err := t.Sync(ctx); err != nil {
+			return nil, err
+		}
+		f = t.current()
+	}
+	if f == nil || f.tab.ID != shown.TabID {
+		return nil, t.moved(ctx, name, shown, f)
+	}
+	res, err := f.eng.CallOn(ctx, pagetools.Document{ID: shown.Doc, URL: shown.URL}, name, args)
 	var pe *pagetools.Error
 	if err != nil && !errors.As(err, &pe) {
 		if u := t.Unavailable(); u != nil {
@@ -539,6 +584,64 @@ func (t *Tracker) Call(ctx context.Context, name string, args map[string]any) (*
 		return nil, fmt.Errorf("%s: %w; nothing more was done", name, ErrMoved)
 	}
 	return res, err
+}
+
+// MovedError: a call was made from the tools shown for a tab that is not
+// the focused tab now. Nothing was done.
+type MovedError struct {
+	Tool      string
+	Shown     Shown
+	ShownOpen bool            // the tab shown is still open
+	Now       coordinator.Tab // the focused tab now (with its opener); ID "" when none
+}
+
+func (e *MovedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "page tool %q was shown for tab %s at %s, which is not the focused tab now", e.Tool, e.Shown.TabID, e.Shown.URL)
+	if !e.ShownOpen {
+		b.WriteString(" (it is closed)")
+	}
+	if e.Now.ID == "" {
+		b.WriteString("; no tab is focused")
+	} else {
+		fmt.Fprintf(&b, "; tab %s is, at %s", e.Now.ID, e.Now.URL)
+		if e.Now.OpenerID != "" {
+			fmt.Fprintf(&b, " (a tab the page in tab %s opened)", e.Now.OpenerID)
+		}
+	}
+	b.WriteString("; nothing was done")
+	return b.String()
+}
+
+// Unwrap: ErrMoved, and ErrNoFocus when no tab is focused.
+func (e *MovedError) Unwrap() []error {
+	if e.Now.ID == "" {
+		return []error{ErrMoved, ErrNoFocus}
+	}
+	return []error{ErrMoved}
+}
+
+// moved describes a call made for shown while f (nil: none) is focused.
+func (t *Tracker) moved(ctx context.Context, name string, shown Shown, f *focused) *MovedError {
+	e := &MovedError{Tool: name, Shown: shown}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	tabs, _ := t.b.RunningTabs(ctx)
+	for _, tab := range tabs {
+		if tab.ID == shown.TabID {
+			e.ShownOpen = true
+		}
+		if f != nil && tab.ID == f.tab.ID {
+			e.Now = tab
+		}
+	}
+	if f != nil {
+		e.Now.ID = f.tab.ID
+		if url, _ := f.eng.Page(); url != "" {
+			e.Now.URL = url
+		}
+	}
+	return e
 }
 
 // Unavailable says why the browser that runs cannot be worked in now (the
@@ -578,13 +681,13 @@ func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][
 				return
 			}
 			defer func() { <-sem }()
-			tools, err := t.PeekTab(ctx, tab.ID, "")
+			peeked, err := t.PeekTab(ctx, tab.ID, "")
 			if err != nil {
 				t.log.Debug("page tools: could not look at an unfocused tab", "tab", tab.ID, "err", err)
 				return
 			}
 			mu.Lock()
-			out[tab.ID] = tools
+			out[tab.ID] = peeked.Tools
 			mu.Unlock()
 		}()
 	}
@@ -592,21 +695,22 @@ func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][
 	return out
 }
 
-// PeekTab finds the tools of one tab that need not be focused (attach,
-// discover, detach), waiting like Focus for a tab just opened at wantURL.
-func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) ([]pagetools.Tool, error) {
+// PeekTab finds the page and tools of one tab that need not be focused
+// (attach, discover, detach), waiting like Focus for a tab just opened at
+// wantURL.
+func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) (Focus, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.cfg.PeekTimeout)
 	defer cancel()
 	f, err := t.attach(ctx, id)
 	if err != nil {
-		return nil, err
+		return Focus{}, err
 	}
 	defer f.close()
 	f.load(ctx, wantURL)
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("the tab's page did not load within %s", t.cfg.PeekTimeout)
+		return Focus{}, fmt.Errorf("the tab's page did not load within %s", t.cfg.PeekTimeout)
 	}
-	return f.eng.Tools(), nil
+	return f.snapshot(0), nil
 }
 
 // focused is a tab with an engine on a session of its own.
@@ -662,12 +766,11 @@ func (f *focused) load(ctx context.Context, wantURL string) {
 }
 
 func (f *focused) snapshot(gen uint64) Focus {
-	url, title := f.eng.Page()
-	tools := f.eng.Tools()
-	if tools == nil {
-		tools = []pagetools.Tool{}
+	v := f.eng.View()
+	if v.Tools == nil {
+		v.Tools = []pagetools.Tool{}
 	}
-	return Focus{TabID: f.tab.ID, URL: url, Title: title, Tools: tools, Gen: gen}
+	return Focus{TabID: f.tab.ID, URL: v.URL, Title: v.Title, Tools: v.Tools, Doc: v.Doc, Gen: gen}
 }
 
 func (f *focused) close() {

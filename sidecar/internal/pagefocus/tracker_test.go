@@ -215,12 +215,20 @@ func (e *fakeEngine) Page() (string, string) {
 	defer e.mu.Unlock()
 	return e.url, ""
 }
+func (e *fakeEngine) View() pagetools.View {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return pagetools.View{Doc: pagetools.DocumentID(e.tab + "@" + e.url), URL: e.url, Tools: append([]pagetools.Tool(nil), e.tools...)}
+}
 func (e *fakeEngine) Discover(context.Context) ([]pagetools.Tool, error) { return e.Tools(), nil }
-func (e *fakeEngine) Call(_ context.Context, name string, _ map[string]any) (*pagetools.Result, error) {
+func (e *fakeEngine) CallOn(_ context.Context, doc pagetools.Document, name string, _ map[string]any) (*pagetools.Result, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, pagetools.ErrClosed
+	}
+	if doc.ID != "" && string(doc.ID) != e.tab+"@"+e.url {
+		return nil, &pagetools.Error{Kind: pagetools.ErrNavigatedAway, Msg: "navigated to " + e.url}
 	}
 	return &pagetools.Result{Tool: name, URL: e.url}, nil
 }
@@ -334,7 +342,7 @@ func TestFollowMovesWithTheTabInFront(t *testing.T) {
 	b.mu.Unlock()
 	b.emit(coordinator.StateChanged)
 	waitFocus(t, tr, "stopped", func(f Focus) bool { return f.TabID == "" })
-	if _, err := tr.Call(context.Background(), "tool_of_z.html", nil); !errors.Is(err, ErrNoFocus) {
+	if _, err := tr.CallShown(context.Background(), Shown{TabID: "Z", URL: "z.html"}, "tool_of_z.html", nil); !errors.Is(err, ErrNoFocus) || !errors.Is(err, ErrMoved) {
 		t.Fatalf("a call with nothing focused: %v", err)
 	}
 }
@@ -537,7 +545,8 @@ func TestDisconnectedAndBack(t *testing.T) {
 	b.away = fmt.Errorf("%w: the browser extension disconnected; work resumes by itself when it reconnects", coordinator.ErrDisconnected)
 	b.mu.Unlock()
 	_ = eng.Close(context.Background())
-	if _, err := tr.Call(context.Background(), "tool_of_a.html", nil); !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrMoved) {
+	shownA := tr.Snapshot().Shown()
+	if _, err := tr.CallShown(context.Background(), shownA, "tool_of_a.html", nil); !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrMoved) {
 		t.Fatalf("a call cut short by the disconnection: %v", err)
 	}
 
@@ -549,7 +558,7 @@ func TestDisconnectedAndBack(t *testing.T) {
 	if f := sync_(t, tr); f.TabID != "" {
 		t.Fatalf("focused while disconnected: %+v", f)
 	}
-	_, err := tr.Call(context.Background(), "tool_of_a.html", nil)
+	_, err := tr.CallShown(context.Background(), shownA, "tool_of_a.html", nil)
 	if !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrNoFocus) {
 		t.Fatalf("a call while disconnected: %v", err)
 	}
@@ -563,7 +572,7 @@ func TestDisconnectedAndBack(t *testing.T) {
 	if b.engine("A") == eng || b.engine("A").isClosed() {
 		t.Fatal("the tab came back without an engine of its own")
 	}
-	if res, err := tr.Call(context.Background(), f.Tools[0].Name, nil); err != nil || res.URL != "a.html" {
+	if res, err := tr.CallShown(context.Background(), f.Shown(), f.Tools[0].Name, nil); err != nil || res.URL != "a.html" {
 		t.Fatalf("a call after the extension came back: %+v %v", res, err)
 	}
 }

@@ -47,7 +47,38 @@ const (
 	descMax   = 200 // a tool description's page text
 	propMax   = 120 // a property description's page text
 	optionMax = 40  // enum values kept; a longer list becomes a plain string
+	// An enum keeps the page's values only when each is at most
+	// enumValueMax bytes and all of them at most enumBytes; else the
+	// property is a string the page checks, its first values listed as
+	// page text and the rest counted.
+	enumValueMax = 64
+	enumBytes    = 1024
+	optionsShown = 200 // the listed values' page text, in characters
 )
+
+// Caps on what a page's tools take of a model's context, in bytes of the
+// tools' JSON (name, description, input schema, annotations).
+const (
+	// MaxToolBytes: one tool. A form's tool says less (shorter page text,
+	// fewer values, then only its required fields) until it fits; one that
+	// never fits is left out.
+	MaxToolBytes = 8 << 10
+	// MaxListBytes: all of a page's tools, the most prominent kept.
+	MaxListBytes = 48 << 10
+	// listAllowance is counted for every tool on top of its JSON: what a
+	// server adds when it lists it (a name prefix, its own fields).
+	listAllowance = 64
+)
+
+// AllowCrossOrigin is the call argument that lets a form send its
+// credential fields to another origin than the page's.
+const AllowCrossOrigin = "allowCrossOrigin"
+
+// ToolBytes is what tool counts against MaxToolBytes and MaxListBytes.
+func ToolBytes(t Tool) int {
+	b, _ := json.Marshal(t)
+	return len(b) + listAllowance
+}
 
 // The page description the script sends (see script.js).
 type rawPage struct {
@@ -62,21 +93,25 @@ type rawPage struct {
 }
 
 type rawForm struct {
-	ID              int        `json:"id"`
-	Declared        bool       `json:"declared"`
-	ToolName        string     `json:"toolName"`
-	ToolDescription string     `json:"toolDescription"`
-	AutoSubmit      bool       `json:"autoSubmit"`
-	Label           string     `json:"label"`
-	Submit          string     `json:"submit"`
-	Legend          string     `json:"legend"`
-	Inner           string     `json:"inner"`
-	Heading         string     `json:"heading"`
-	FormName        string     `json:"formName"`
-	Method          string     `json:"method"`
-	Search          bool       `json:"search"`
-	Score           int        `json:"score"`
-	Fields          []rawField `json:"fields"`
+	ID              int    `json:"id"`
+	Declared        bool   `json:"declared"`
+	ToolName        string `json:"toolName"`
+	ToolDescription string `json:"toolDescription"`
+	AutoSubmit      bool   `json:"autoSubmit"`
+	Label           string `json:"label"`
+	Submit          string `json:"submit"`
+	Legend          string `json:"legend"`
+	Inner           string `json:"inner"`
+	Heading         string `json:"heading"`
+	FormName        string `json:"formName"`
+	Method          string `json:"method"`
+	// CrossOrigin is the origin the form submits to when it is not the
+	// page's own; Files counts its file fields.
+	CrossOrigin string     `json:"crossOrigin"`
+	Files       int        `json:"files"`
+	Search      bool       `json:"search"`
+	Score       int        `json:"score"`
+	Fields      []rawField `json:"fields"`
 }
 
 type rawField struct {
@@ -93,6 +128,7 @@ type rawField struct {
 	Title       string      `json:"title"`
 	ID          string      `json:"id"`
 	Required    bool        `json:"required"`
+	Credential  bool        `json:"cred"` // a password, one-time code or card number or code
 	Min         string      `json:"min"`
 	Max         string      `json:"max"`
 	Step        string      `json:"step"`
@@ -184,18 +220,18 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		names.unique(ContentToolName)
 	}
 	var cands []candidate
-	add := func(c candidate) {
-		c.order = len(cands)
-		cands = append(cands, c)
+	add := func(t Tool, r *toolRef, group, score int) {
+		r.name = t.Name
+		cands = append(cands, candidate{tool: t, ref: r, group: group, score: score, order: len(cands)})
 	}
 	declared := map[string]bool{}
 	for _, f := range p.Forms {
 		if f.Declared {
-			t, r := formTool(f, p.Gen)
-			t.Name = names.unique(declaredName(f.ToolName))
-			r.name = t.Name
+			name := names.unique(declaredName(f.ToolName))
 			declared[f.ToolName] = true
-			add(candidate{tool: t, ref: r, group: 0})
+			if t, r, ok := fittedFormTool(f, p.Gen, name); ok {
+				add(t, r, 0, 0)
+			}
 		}
 	}
 	for _, it := range p.Imperative {
@@ -204,22 +240,20 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		}
 		t, r := imperativeTool(it)
 		t.Name = names.unique(declaredName(it.Name))
-		r.name = t.Name
-		add(candidate{tool: t, ref: r, group: 1})
+		add(t, r, 1, 0)
 	}
 	for _, f := range p.Forms {
 		if !f.Declared {
-			t, r := formTool(f, p.Gen)
-			t.Name = names.unique(formName(f))
-			r.name = t.Name
-			add(candidate{tool: t, ref: r, group: 2, score: f.Score + min(len(f.Fields), 5)})
+			name := names.unique(formName(f))
+			if t, r, ok := fittedFormTool(f, p.Gen, name); ok {
+				add(t, r, 2, f.Score+min(len(f.Fields), 5))
+			}
 		}
 	}
 	for _, l := range p.Lists {
 		t, r := listTool(l, p.Gen)
 		t.Name = names.unique("open_" + listNoun(l))
-		r.name = t.Name
-		add(candidate{tool: t, ref: r, group: 2, score: l.Score})
+		add(t, r, 2, l.Score)
 	}
 	for _, b := range p.Buttons {
 		base := snake(b.Label, 5, MaxNameLen)
@@ -228,13 +262,21 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		}
 		t, r := buttonTool(b, p.Gen)
 		t.Name = names.unique(base)
-		r.name = t.Name
-		add(candidate{tool: t, ref: r, group: 2, score: b.Score - 4}) // after forms and lists of the same size
+		add(t, r, 2, b.Score-4) // after forms and lists of the same size
 	}
+	return capped(cands, cfg)
+}
 
-	limit := cfg.MaxTools
+// capped keeps the most prominent candidates (declared first, then found
+// ones by score) within cfg.MaxTools and MaxListBytes, in page order.
+func capped(cands []candidate, cfg Config) ([]Tool, map[string]*toolRef) {
+	limit, budget := cfg.MaxTools, MaxListBytes
+	var content Tool
+	var contentRef *toolRef
 	if cfg.ContentTool {
+		content, contentRef = contentTool(contentLimit(cfg))
 		limit--
+		budget -= ToolBytes(content)
 	}
 	ranked := append([]candidate(nil), cands...)
 	sort.SliceStable(ranked, func(i, j int) bool {
@@ -247,8 +289,16 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		return ranked[i].order < ranked[j].order
 	})
 	keep := map[int]bool{}
-	for i := 0; i < len(ranked) && i < limit; i++ {
-		keep[ranked[i].order] = true
+	for _, c := range ranked {
+		if len(keep) == limit {
+			break
+		}
+		n := ToolBytes(c.tool)
+		if n > MaxToolBytes || n > budget {
+			continue // a smaller one further down may still fit
+		}
+		budget -= n
+		keep[c.order] = true
 	}
 	tools := []Tool{}
 	refs := map[string]*toolRef{}
@@ -259,9 +309,8 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		}
 	}
 	if cfg.ContentTool {
-		t, r := contentTool(contentLimit(cfg))
-		tools = append(tools, t)
-		refs[t.Name] = r
+		tools = append(tools, content)
+		refs[content.Name] = contentRef
 	}
 	return tools, refs
 }
@@ -274,14 +323,14 @@ func marshalSchema(s *Schema) json.RawMessage {
 // pageSays appends page text to a description the engine writes, quoted
 // and marked as the page's.
 func pageSays(own, page string, max int) string {
-	q := quotePage(page, max)
-	if q == "" {
+	q := pageLabel(page, max)
+	if q == "" || max <= 0 {
 		return own
 	}
 	if own == "" {
-		return "Page text: " + q
+		return q
 	}
-	return own + " Page text: " + q
+	return own + " " + q
 }
 
 func joinUnique(sep string, parts ...string) string {
@@ -302,13 +351,83 @@ func joinUnique(sep string, parts ...string) string {
 // (searching, showing, signing in), so they are not destructive.
 var harmless = regexp.MustCompile(`^(search|find|filter|sort|show|view|preview|open|expand|collapse|load_more|more|next|previous|prev|refresh|sign_in|log_in|login|signin|look_up|lookup|check|compare|browse|read|see)(_|$)`)
 
-func formTool(f rawForm, gen int) (Tool, *toolRef) {
+// detail is how much of a form its tool spells out. Level 0 is all of it;
+// each level says less (shorter page text, fewer listed values, then only
+// the required fields) for a tool that does not fit MaxToolBytes.
+type detail int
+
+const maxDetail detail = 3
+
+func (d detail) descText() int    { return [...]int{descMax, descMax, 80, 80}[d] }
+func (d detail) propText() int    { return [...]int{propMax, 40, 0, 0}[d] }
+func (d detail) enumBytes() int   { return [...]int{enumBytes, 512, 0, 0}[d] }
+func (d detail) listValues() bool { return d < 2 }
+func (d detail) patterns() bool   { return d < 2 }
+func (d detail) optional() bool   { return d < 3 }
+
+// fittedFormTool is a form's tool named name, with as much detail as fits
+// MaxToolBytes; ok is false when even the least does not fit.
+func fittedFormTool(f rawForm, gen int, name string) (Tool, *toolRef, bool) {
+	for d := detail(0); d <= maxDetail; d++ {
+		t, r := formTool(f, gen, d)
+		t.Name = name
+		if ToolBytes(t) <= MaxToolBytes {
+			return t, r, true
+		}
+	}
+	return Tool{}, nil, false
+}
+
+func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
+	s, ref, left := formSchema(f, gen, d)
+	t := Tool{Annotations: formAnnotations(f), Origin: OriginForm}
+	var own []string
+	switch {
+	case f.Declared && f.AutoSubmit:
+		own = append(own, "Declared by the page (WebMCP).")
+	case f.Declared:
+		own = append(own, "Declared by the page (WebMCP); fills the form in, and a person submits it.")
+	case t.Annotations.ReadOnlyHint:
+		own = append(own, "Fills in and submits this form of the page (it only navigates, e.g. to results).")
+	default:
+		own = append(own, "Fills in and submits this form of the page.")
+	}
+	if to := cleanText(f.CrossOrigin, 200); to != "" {
+		away := fmt.Sprintf("It submits to %s, another origin than the page's.", to)
+		if formHasCredential(f) {
+			away = fmt.Sprintf("It submits to %s, another origin than the page's: its password and other credential fields are sent there only when the call says %q: true.", to, AllowCrossOrigin)
+		}
+		own = append(own, away)
+	}
+	if left > 0 {
+		own = append(own, fmt.Sprintf("%d optional field(s) are left out to keep this tool small; they keep what the page put in them.", left))
+	}
+	page := joinUnique(" · ", f.Label, firstNonEmpty(f.Legend, f.Inner, f.Heading), f.Submit)
+	if f.Declared {
+		ref.origin, ref.submit, t.Origin = OriginWebMCP, f.AutoSubmit, OriginWebMCP
+		page = f.ToolDescription
+	}
+	t.Description = pageSays(strings.Join(own, " "), page, d.descText())
+	t.InputSchema = marshalSchema(s)
+	return t, ref
+}
+
+// formSchema is a form's input schema at detail d, and how many optional
+// fields it leaves out.
+func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 	s := &Schema{Type: "object", Closed: true}
 	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true}
 	props := newNamer(64)
+	props.unique(AllowCrossOrigin) // the call's own argument, never a field's
+	left := 0
 	for i, fd := range f.Fields {
-		ps, ok := fieldSchema(fd)
+		ps, ok := fieldSchema(fd, d)
 		if !ok {
+			continue
+		}
+		required := fd.Required && (f.Declared || fieldEmpty(fd))
+		if !required && !d.optional() {
+			left++
 			continue
 		}
 		var name string
@@ -328,50 +447,53 @@ func formTool(f rawForm, gen int) (Tool, *toolRef) {
 		name = props.unique(name)
 		s.Properties = append(s.Properties, Property{Name: name, Schema: ps})
 		ref.fields[name] = i
-		empty := fd.Empty
-		switch fd.Type {
-		case "checkbox":
-			empty = !fd.Checked
-		case "radio", "select", "select-multiple", "checkbox-group":
-			empty = fd.Value == ""
-		}
-		if fd.Required && (f.Declared || empty) {
+		if required {
 			s.Required = append(s.Required, name)
 		}
 	}
+	if f.CrossOrigin != "" && formHasCredential(f) {
+		s.Properties = append(s.Properties, Property{Name: AllowCrossOrigin, Schema: &Schema{Type: "boolean",
+			Description: "Send the password and other credential fields to the other origin this form submits to (see the tool's description). Default false: the call is refused."}})
+	}
+	return s, ref, left
+}
 
-	t := Tool{InputSchema: nil, Annotations: Annotations{OpenWorldHint: true}}
+// fieldEmpty: the page gives the field no value of its own.
+func fieldEmpty(fd rawField) bool {
+	switch fd.Type {
+	case "checkbox":
+		return !fd.Checked
+	case "radio", "select", "select-multiple", "checkbox-group":
+		return fd.Value == ""
+	}
+	return fd.Empty
+}
+
+func formHasCredential(f rawForm) bool {
+	return slices.ContainsFunc(f.Fields, func(fd rawField) bool { return fd.Credential || fd.Type == "password" })
+}
+
+// changesState are the words of a form's name or buttons that say
+// submitting it changes something (an account, an order, a message).
+var changesState = regexp.MustCompile(`(^|_)(add|create|delete|remove|erase|buy|purchase|order|pay|checkout|send|sign|signup|signin|register|subscribe|unsubscribe|post|publish|save|update|edit|change|book|reserve|transfer|cancel|confirm|apply|upload|vote|like|follow|invite|share|comment|reply|login|logout|log_in|log_out|donate|rate|review|reset|join|leave|accept|decline|approve|reject|archive|block|report|claim|redeem|rsvp)(_|$)`)
+
+// formAnnotations come from what submitting the form does, never from what
+// the page says of it: read-only only for a GET form with no password or
+// other credential, no file and no word of changing anything.
+func formAnnotations(f rawForm) Annotations {
+	words := snake(joinUnique(" ", f.ToolName, formName(f), f.Label, f.Submit), 0, 400)
 	method := strings.ToLower(f.Method)
-	label := snake(joinUnique(" ", f.Label, f.Submit, f.Heading, f.ToolName), 0, 200)
-	if method != "post" && method != "dialog" || f.Search {
-		t.Annotations.ReadOnlyHint = true
-	} else {
-		t.Annotations.DestructiveHint = !harmless.MatchString(label) && !harmless.MatchString(snake(f.Submit, 0, 200))
+	readOnly := method != "post" && method != "dialog" && f.Files == 0 && !formHasCredential(f) && !changesState.MatchString(words)
+	return Annotations{
+		ReadOnlyHint:    readOnly,
+		DestructiveHint: !readOnly && !harmless.MatchString(words) && !harmless.MatchString(snake(f.Submit, 0, 200)),
+		OpenWorldHint:   true,
 	}
-	if f.Declared {
-		ref.origin = OriginWebMCP
-		ref.submit = f.AutoSubmit
-		own := "Declared by the page (WebMCP)."
-		if !f.AutoSubmit {
-			own = "Declared by the page (WebMCP); fills the form in, and a person submits it."
-		}
-		t.Description = pageSays(own, f.ToolDescription, descMax)
-		t.Origin = OriginWebMCP
-	} else {
-		own := "Fills in and submits this form of the page."
-		if t.Annotations.ReadOnlyHint {
-			own = "Fills in and submits this form of the page (it only navigates, e.g. to results)."
-		}
-		t.Description = pageSays(own, joinUnique(" · ", f.Label, firstNonEmpty(f.Legend, f.Inner, f.Heading), f.Submit), descMax)
-		t.Origin = OriginForm
-	}
-	t.InputSchema = marshalSchema(s)
-	return t, ref
 }
 
 // fieldSchema maps a form field to a property schema: its input type to a
 // JSON Schema type and format, its constraints carried over.
-func fieldSchema(fd rawField) (*Schema, bool) {
+func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 	s := &Schema{Type: "string"}
 	var own []string
 	switch fd.Type {
@@ -384,7 +506,7 @@ func fieldSchema(fd rawField) (*Schema, bool) {
 		if fd.OptionCount == 0 {
 			return nil, false
 		}
-		s.Enum, own = enumOf(fd, own)
+		s.Enum, own = enumOf(fd, own, d)
 		if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
 			s.Default = fd.Value
 		}
@@ -393,7 +515,7 @@ func fieldSchema(fd rawField) (*Schema, bool) {
 			return nil, false
 		}
 		item := &Schema{Type: "string"}
-		item.Enum, own = enumOf(fd, own)
+		item.Enum, own = enumOf(fd, own, d)
 		s.Type, s.Items = "array", item
 		if fd.Required {
 			one := 1
@@ -436,11 +558,12 @@ func fieldSchema(fd rawField) (*Schema, bool) {
 		s.Format = "email"
 	case "url":
 		s.Format = "uri"
-	case "password":
+	}
+	if fd.Type == "password" || fd.Credential {
 		s.WriteOnly = true
 		own = append(own, "Write-only: never shown back.")
 	}
-	if s.Type == "string" && s.Pattern == "" && fd.Pattern != "" && len(fd.Pattern) <= 200 {
+	if s.Type == "string" && s.Pattern == "" && fd.Pattern != "" && len(fd.Pattern) <= 200 && d.patterns() {
 		s.Pattern = "^(?:" + fd.Pattern + ")$"
 	}
 	if s.Type == "string" && s.Enum == nil {
@@ -452,48 +575,80 @@ func fieldSchema(fd rawField) (*Schema, bool) {
 			s.MaxLength = nil
 		}
 	}
-	var page string
-	if fd.PDesc != "" || fd.PTitle != "" { // WebMCP's own words for the parameter
-		page = joinUnique(": ", fd.PTitle, fd.PDesc)
-	} else {
-		name := propertyName(fd)
-		var parts []string
-		for _, p := range []string{fd.Label, fd.Aria, fd.ADesc, fd.Title} {
-			if p != "" && snake(p, 0, 200) != name {
-				parts = append(parts, p)
-			}
-		}
-		if fd.Placeholder != "" && snake(fd.Placeholder, 0, 200) != name && fd.Type != "password" {
-			parts = append(parts, "e.g. "+fd.Placeholder)
-		}
-		page = joinUnique(" — ", parts...)
-	}
-	s.Description = pageSays(strings.Join(own, " "), page, propMax)
+	s.Description = pageSays(strings.Join(own, " "), fieldText(fd), d.propText())
 	return s, true
 }
 
-// enumOf lists a choice field's values; when their labels say more than
-// the values, the description maps them. Too many options make a plain
-// string that the page checks.
-func enumOf(fd rawField, own []string) ([]string, []string) {
-	if fd.OptionCount > optionMax || fd.OptionCount > len(fd.Options) {
-		return nil, append(own, fmt.Sprintf("One of the page's %d options.", fd.OptionCount))
+// fieldText is what the page says of a field beyond its name.
+func fieldText(fd rawField) string {
+	if fd.PDesc != "" || fd.PTitle != "" { // WebMCP's own words for the parameter
+		return joinUnique(": ", fd.PTitle, fd.PDesc)
 	}
+	name := propertyName(fd)
+	var parts []string
+	for _, p := range []string{fd.Label, fd.Aria, fd.ADesc, fd.Title} {
+		if p != "" && snake(p, 0, 200) != name {
+			parts = append(parts, p)
+		}
+	}
+	if fd.Placeholder != "" && snake(fd.Placeholder, 0, 200) != name && fd.Type != "password" && !fd.Credential {
+		parts = append(parts, "e.g. "+fd.Placeholder)
+	}
+	return joinUnique(" — ", parts...)
+}
+
+// enumOf lists a choice field's values as an enum when they are few and
+// short (and, when their labels say more than the values, the description
+// maps them, as page text). Otherwise the property is a string the page
+// checks: its first values are listed as page text, the rest counted.
+func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 	vals := make([]string, 0, len(fd.Options))
 	var labels []string
+	size, longest := 0, 0
 	for _, o := range fd.Options {
 		if slices.Contains(vals, o.V) {
 			continue
 		}
 		vals = append(vals, o.V)
+		size, longest = size+len(o.V)+3, max(longest, len(o.V))
 		if o.L != "" && !strings.EqualFold(strings.TrimSpace(o.L), strings.TrimSpace(o.V)) {
 			labels = append(labels, o.V+" = "+o.L)
 		}
 	}
-	if len(labels) > 0 {
-		own = append(own, "Options: "+quotePage(strings.Join(labels, "; "), 240)+".")
+	if fd.OptionCount <= optionMax && fd.OptionCount <= len(fd.Options) && longest <= enumValueMax && size <= d.enumBytes() {
+		if len(labels) > 0 && d.listValues() {
+			own = append(own, "Options (value = label): "+pageLabel(strings.Join(labels, "; "), 240)+".")
+		}
+		return vals, own
 	}
-	return vals, own
+	own = append(own, fmt.Sprintf("One of the page's %d options; the page checks the value.", fd.OptionCount))
+	if d.listValues() && len(fd.Options) > 0 {
+		own = append(own, someOptions(fd))
+	}
+	return nil, own
+}
+
+// someOptions lists a field's first options ("value" or "value = label")
+// as page text, and counts the others.
+func someOptions(fd rawField) string {
+	var parts []string
+	n := 0
+	for _, o := range fd.Options {
+		e := cleanText(o.V, 60)
+		if l := cleanText(o.L, 60); l != "" && !strings.EqualFold(l, e) {
+			e += " = " + l
+		}
+		if len(parts) > 0 && n+len(e) > optionsShown {
+			break
+		}
+		parts = append(parts, e)
+		n += len(e) + 2
+	}
+	out := "Values: " + pageLabel(strings.Join(parts, "; "), optionsShown+130)
+	if more := fd.OptionCount - len(parts); more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out + "."
 }
 
 func isWhole(s string) bool {
@@ -527,10 +682,13 @@ func listTool(l rawList, gen int) (Tool, *toolRef) {
 	idx := &Schema{Type: "integer", Description: "Position in the list, from 0 at the top.", Minimum: &zero, Maximum: &last}
 	s := &Schema{Type: "object", Properties: []Property{{Name: "index", Schema: idx}}, Required: []string{"index"}, Closed: true}
 	own := fmt.Sprintf("Opens one of the %d items of a list on the page (clicks its link or button).", l.Count)
+	// Opening an item reads, unless its button says it changes something.
+	action := snake(l.Action, 0, 200)
+	readOnly := !changesState.MatchString(action)
 	t := Tool{
 		Description: pageSays(own, joinUnique(" · ", firstNonEmpty(l.Label, l.Heading), l.Action), descMax),
 		InputSchema: marshalSchema(s),
-		Annotations: Annotations{ReadOnlyHint: true, OpenWorldHint: true},
+		Annotations: Annotations{ReadOnlyHint: readOnly, DestructiveHint: !readOnly && !harmless.MatchString(action), OpenWorldHint: true},
 		Origin:      OriginList,
 	}
 	return t, &toolRef{origin: OriginList, gen: gen, id: l.ID, schema: s}
@@ -549,22 +707,13 @@ func buttonTool(b rawButton, gen int) (Tool, *toolRef) {
 
 func imperativeTool(it rawImperative) (Tool, *toolRef) {
 	schema, m := portable(it.InputSchema)
+	// What the page's script does when called cannot be seen: its own
+	// annotations are its word, not evidence, so none are taken.
 	t := Tool{
-		Description: pageSays("Registered by the page (WebMCP).", it.Description, descMax),
+		Description: pageSays("Registered by the page (WebMCP); runs the page's own script.", it.Description, descMax),
 		InputSchema: schema,
 		Annotations: Annotations{DestructiveHint: true, OpenWorldHint: true},
 		Origin:      OriginImperative,
-	}
-	var a struct {
-		ReadOnly    *bool `json:"readOnlyHint"`
-		Destructive *bool `json:"destructiveHint"`
-	}
-	if json.Unmarshal(it.Annotations, &a) == nil {
-		if a.ReadOnly != nil && *a.ReadOnly {
-			t.Annotations.ReadOnlyHint, t.Annotations.DestructiveHint = true, false
-		} else if a.Destructive != nil {
-			t.Annotations.DestructiveHint = *a.Destructive
-		}
 	}
 	return t, &toolRef{origin: OriginImperative, foreign: m, pageKey: it.Name, submit: true}
 }

@@ -27,6 +27,10 @@ type Result struct {
 	ToolsChanged bool     `json:"toolsChanged"`
 	Tools        []string `json:"tools"` // the page's tools now
 	Note         string   `json:"note,omitempty"`
+	// Doc is the document the tab shows after the call (Tools are its).
+	Doc DocumentID `json:"-"`
+	// PopupURL: the call opened this URL in a new tab or window.
+	PopupURL string `json:"-"`
 
 	content bool
 }
@@ -38,7 +42,7 @@ func (r *Result) Text() string {
 	var b strings.Builder
 	title := ""
 	if r.Title != "" {
-		title = ", titled " + quotePage(r.Title, descMax)
+		title = " (its title: " + pageLabel(r.Title, descMax) + ")"
 	}
 	switch {
 	case r.content:
@@ -106,6 +110,13 @@ type jsCall struct {
 		Label   string `json:"label"`
 		Message string `json:"message"`
 	} `json:"rejected"`
+	// CrossOrigin: refused, the form would send these credential fields
+	// to that origin.
+	CrossOrigin string `json:"crossOrigin"`
+	Credentials []struct {
+		F     int    `json:"f"`
+		Label string `json:"label"`
+	} `json:"credentials"`
 	Range     *int   `json:"range"`
 	OK        bool   `json:"ok"`
 	Submitted bool   `json:"submitted"`
@@ -113,12 +124,21 @@ type jsCall struct {
 	Output    string `json:"output"`
 }
 
-// Call runs the page tool name with args (as decoded from JSON): it fills
-// the form's fields as a person would (focus, value, input and change
+// Call is CallOn for whatever document the tab shows.
+func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*Result, error) {
+	return e.CallOn(ctx, Document{}, name, args)
+}
+
+// CallOn runs the page tool name with args (as decoded from JSON) on
+// document doc (the one whose tools the caller was shown; none for any): it
+// fills the form's fields as a person would (focus, value, input and change
 // events), submits it or clicks, waits until the page has settled (a new
 // page and its tools, or the DOM quiet, bounded), and answers what
-// happened. Bad input gets an *Error and leaves the page as it was.
-func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*Result, error) {
+// happened. A tab that shows another document than doc, and bad input,
+// get an *Error and leave the page as it was. A form that would send a
+// credential to another origin than the page's is refused unless args
+// hold AllowCrossOrigin: true.
+func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map[string]any) (*Result, error) {
 	e.callMu.Lock()
 	defer e.callMu.Unlock()
 	if args == nil {
@@ -128,15 +148,19 @@ func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*R
 		if err := e.waitReady(ctx); err != nil {
 			return nil, err
 		}
-		doc, ref, err := e.resolve(name)
+		d, ref, err := e.resolve(doc, name)
 		if err != nil {
 			return nil, err
 		}
-		if err := validateArgs(ref, args); err != nil {
+		args, allow, err := crossOriginArg(ref, args)
+		if err == nil {
+			err = validateArgs(ref, args)
+		}
+		if err != nil {
 			return nil, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: %v", name, err)}
 		}
 		e.log.Debug("page tool call", "tool", name, "arguments", argNames(args))
-		res, retry, err := e.run(ctx, doc, ref, args)
+		res, retry, err := e.run(ctx, d, ref, args, allow)
 		if retry {
 			if attempt > 0 {
 				return nil, &Error{Kind: ErrNotReady, Msg: fmt.Sprintf("%s: the page keeps changing under the call; nothing was changed; call again", name)}
@@ -162,10 +186,17 @@ func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*R
 	}
 }
 
-func (e *Engine) resolve(name string) (*document, *toolRef, error) {
+func (e *Engine) resolve(want Document, name string) (*document, *toolRef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	doc := e.doc
+	if want.ID != "" && DocumentID(doc.id) != want.ID {
+		listed := ""
+		if want.URL != "" {
+			listed = " (" + want.URL + ")"
+		}
+		return nil, nil, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone with the page it was listed for%s: the tab has since navigated to %s; nothing was done", name, listed, doc.url), Tools: Names(doc.tools)}
+	}
 	if ref := doc.refs[name]; ref != nil {
 		return doc, ref, nil
 	}
@@ -178,6 +209,26 @@ func (e *Engine) resolve(name string) (*document, *toolRef, error) {
 		return nil, nil, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: %s", name, why), Tools: names}
 	}
 	return nil, nil, &Error{Kind: ErrUnknownTool, Msg: fmt.Sprintf("the page %s has no tool %q", doc.url, name), Tools: names}
+}
+
+// crossOriginArg takes AllowCrossOrigin out of a form tool's arguments:
+// it is the call's, not a field's.
+func crossOriginArg(ref *toolRef, args map[string]any) (map[string]any, bool, error) {
+	v, ok := args[AllowCrossOrigin]
+	if !ok || ref.origin != OriginForm && ref.origin != OriginWebMCP {
+		return args, false, nil
+	}
+	allow, isBool := v.(bool)
+	if !isBool && v != nil {
+		return nil, false, fmt.Errorf("argument %q must be true or false, not %s", AllowCrossOrigin, jsonKind(v))
+	}
+	rest := make(map[string]any, len(args)-1)
+	for k, x := range args {
+		if k != AllowCrossOrigin {
+			rest[k] = x
+		}
+	}
+	return rest, allow, nil
 }
 
 func validateArgs(ref *toolRef, args map[string]any) error {
@@ -213,7 +264,7 @@ func expandSecrets(ss []string) []string {
 
 // run performs one call; retry says the page's registry had moved on and
 // the call should be resolved again.
-func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[string]any) (*Result, bool, error) {
+func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[string]any, allowCrossOrigin bool) (*Result, bool, error) {
 	res := &Result{Tool: ref.name}
 	if ref.origin == OriginContent {
 		raw, err := e.callIn(ctx, doc.ctxID, "pageText", 2*contentLimit(e.cfg))
@@ -231,7 +282,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	req := map[string]any{"kind": "form", "gen": ref.gen, "id": ref.id}
 	switch ref.origin {
 	case OriginForm, OriginWebMCP:
-		req["values"], req["submit"] = jsValues(ref, args), ref.submit
+		req["values"], req["submit"], req["allowCrossOrigin"] = jsValues(ref, args), ref.submit, allowCrossOrigin
 	case OriginList:
 		req["kind"], req["index"] = "list", int(args["index"].(float64))
 	case OriginButton:
@@ -252,40 +303,8 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	// else the call navigated the page (an imperative tool can) and took
 	// its world with it: settle below follows the navigation.
 
-	props := map[int]string{}
-	for p, i := range ref.fields {
-		props[i] = p
-	}
-	switch {
-	case jr.Error == "stale":
-		return nil, true, nil
-	case jr.Error == "gone":
-		_, _ = e.Discover(ctx)
-		e.mu.Lock()
-		names := Names(e.doc.tools)
-		e.mu.Unlock()
-		return nil, false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
-	case jr.Error != "":
-		return nil, false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
-	case len(jr.Invalid) > 0:
-		v := jr.Invalid[0]
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q %s; nothing was changed", ref.name, props[v.F], cleanText(v.Message, propMax))}
-	case len(jr.Rejected) > 0:
-		var parts []string
-		for _, r := range jr.Rejected {
-			what := props[r.F]
-			if what == "" {
-				what = "the page's field " + quotePage(firstNonEmpty(r.Label, "without a name"), 60)
-			} else {
-				what = strconv.Quote(what)
-			}
-			parts = append(parts, what+": "+quotePage(r.Message, propMax))
-		}
-		return nil, false, &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page rejected the input (the browser's validation message follows); nothing was submitted and the fields are as they were: %s", ref.name, strings.Join(parts, "; "))}
-	case jr.Range != nil && *jr.Range == 0:
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
-	case jr.Range != nil:
-		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list has %d item(s) now, 0 to %d", ref.name, *jr.Range, *jr.Range-1)}
+	if retry, rerr := e.refused(ctx, ref, doc, jr); retry || rerr != nil {
+		return nil, retry, rerr
 	}
 	res.Output = cleanBlock(jr.Output, 4*e.cfg.TextLimit)
 
@@ -302,6 +321,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	res.Navigated, res.Note = s.navigated, s.note
 	e.mu.Lock()
 	if e.popups != before.popups && !s.navigated {
+		res.PopupURL = e.popupURL
 		res.Note = strings.TrimSpace(fmt.Sprintf("The page opened %s in a new tab or window; this tab stayed where it was. %s", e.popupURL, res.Note))
 	}
 	e.mu.Unlock()
@@ -326,6 +346,55 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		res.Note = "No visible change on the page."
 	}
 	return res, false, nil
+}
+
+// refused turns the script's refusal of a call into the error that says
+// why (nil: none); retry: the page's registry had moved on.
+func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr jsCall) (retry bool, err error) {
+	props := map[int]string{}
+	for p, i := range ref.fields {
+		props[i] = p
+	}
+	field := func(i int, label string) string {
+		if p := props[i]; p != "" {
+			return strconv.Quote(p)
+		}
+		return "the page's field " + quotePage(firstNonEmpty(label, "without a name"), 60)
+	}
+	switch {
+	case jr.Error == "stale":
+		return true, nil
+	case jr.Error == "gone":
+		_, _ = e.Discover(ctx)
+		e.mu.Lock()
+		names := Names(e.doc.tools)
+		e.mu.Unlock()
+		return false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
+	case jr.Error != "":
+		return false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
+	case len(jr.Invalid) > 0:
+		v := jr.Invalid[0]
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q %s; nothing was changed", ref.name, props[v.F], cleanText(v.Message, propMax))}
+	case len(jr.Rejected) > 0:
+		var parts []string
+		for _, r := range jr.Rejected {
+			parts = append(parts, field(r.F, r.Label)+": "+quotePage(r.Message, propMax))
+		}
+		return false, &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page rejected the input (the browser's validation message follows); nothing was submitted and the fields are as they were: %s", ref.name, strings.Join(parts, "; "))}
+	case jr.CrossOrigin != "":
+		var what []string
+		for _, c := range jr.Credentials {
+			what = append(what, field(c.F, c.Label))
+		}
+		to := cleanText(jr.CrossOrigin, 200)
+		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
+			ref.name, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
+	case jr.Range != nil && *jr.Range == 0:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
+	case jr.Range != nil:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list has %d item(s) now, 0 to %d", ref.name, *jr.Range, *jr.Range-1)}
+	}
+	return false, nil
 }
 
 // jsValues are the arguments as the script fills them in: field index and
@@ -455,6 +524,6 @@ func (e *Engine) describe(res *Result) *document {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	d := e.doc
-	res.URL, res.Title, res.Tools = d.url, d.title, Names(d.tools)
+	res.URL, res.Title, res.Tools, res.Doc = d.url, d.title, Names(d.tools), DocumentID(d.id)
 	return d
 }

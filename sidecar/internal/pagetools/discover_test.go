@@ -203,7 +203,9 @@ func TestNamesAreStableWhileTheDOMIsTheSame(t *testing.T) {
 	case <-time.After(600 * time.Millisecond):
 	}
 
-	// The same page loaded again: the same tools, and no signal.
+	// The same page loaded again: the same tools, of another document (a
+	// call made from the first one's tools is refused: CallOn).
+	doc := tb.eng.View().Doc
 	tb.must("Page.reload", nil)
 	tb.waitLoad()
 	if _, err := tb.eng.Discover(testCtx(t)); err != nil {
@@ -212,10 +214,13 @@ func TestNamesAreStableWhileTheDOMIsTheSame(t *testing.T) {
 	if after := signature(tb.eng.Tools()); after != before {
 		t.Fatalf("tools differ after a reload:\n%s\n%s", before, after)
 	}
+	if now := tb.eng.View().Doc; now == doc || now == "" {
+		t.Fatalf("a reload kept the document %q (now %q)", doc, now)
+	}
 	select {
 	case <-tb.eng.Changed():
-		t.Fatal("a reload of the same page signalled a change")
 	default:
+		t.Fatal("a reload (another document) was not signalled")
 	}
 
 	// A second page opened on the same URL names its tools the same.

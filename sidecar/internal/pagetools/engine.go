@@ -119,6 +119,7 @@ type Engine struct {
 	iframe    bool             // the target is an out-of-process iframe
 	contexts  map[int64]string // this engine's world: execution context → frame
 	url       string           // the main frame's URL, from navigation events
+	loader    string           // the main frame's document (its loaderId), from navigation events
 	doc       *document        // the page as last discovered
 	gone      map[string]goneTool
 	published []Tool
@@ -143,6 +144,7 @@ type goneTool struct {
 
 // document is one discovered document of the main frame.
 type document struct {
+	id     string // DocumentID: the navigation that made it
 	ctxID  int64
 	commit int // e.commits when this document was first discovered
 	gen    int
@@ -203,6 +205,7 @@ func (e *Engine) Start(ctx context.Context) error {
 				ID       string `json:"id"`
 				ParentID string `json:"parentId"`
 				URL      string `json:"url"`
+				LoaderID string `json:"loaderId"`
 			} `json:"frame"`
 		} `json:"frameTree"`
 	}
@@ -210,7 +213,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page or an iframe")
 	}
 	e.mu.Lock()
-	e.mainFrame, e.url = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL
+	e.mainFrame, e.url, e.loader = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL, tree.FrameTree.Frame.LoaderID
 	e.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
 	e.mu.Unlock()
 
@@ -344,8 +347,9 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // Changed receives a value when the page's set of tools changed (names,
-// schemas, descriptions or annotations); several changes before the owner
-// reads it make one. Read Tools then.
+// schemas, descriptions or annotations) or the tab shows another document
+// (View's Doc); several changes before the owner reads it make one. Read
+// Tools or View then.
 func (e *Engine) Changed() <-chan struct{} { return e.change }
 
 // Tools are the page's tools as last discovered.
@@ -353,6 +357,37 @@ func (e *Engine) Tools() []Tool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]Tool(nil), e.published...)
+}
+
+// DocumentID names one document of a tab: the navigation that loaded it.
+// A call made from the tools of one document fails once the tab shows
+// another (CallOn).
+type DocumentID string
+
+// Document is a document as a caller was shown it: its id and URL.
+type Document struct {
+	ID  DocumentID
+	URL string
+}
+
+// View is the page the tools belong to, as last discovered: its document,
+// URL, title and tools, taken together.
+type View struct {
+	Doc   DocumentID
+	URL   string
+	Title string
+	Tools []Tool
+}
+
+// View is the page as last discovered.
+func (e *Engine) View() View {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	v := View{URL: e.url, Tools: append([]Tool{}, e.published...)}
+	if e.doc != nil {
+		v.Doc, v.URL, v.Title = DocumentID(e.doc.id), e.doc.url, e.doc.title
+	}
+	return v
 }
 
 // Page is the URL and title of the page the tools belong to.
@@ -529,6 +564,7 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 				ID       string `json:"id"`
 				ParentID string `json:"parentId"`
 				URL      string `json:"url"`
+				LoaderID string `json:"loaderId"`
 			} `json:"frame"`
 		}
 		if json.Unmarshal(params, &p) != nil || p.Frame.ID == "" {
@@ -543,7 +579,7 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 			return
 		}
 		e.mu.Lock()
-		e.mainFrame, e.url = p.Frame.ID, p.Frame.URL
+		e.mainFrame, e.url, e.loader = p.Frame.ID, p.Frame.URL, p.Frame.LoaderID
 		e.commits++
 		e.pending = false
 		if e.doc != nil {
@@ -646,7 +682,7 @@ func (e *Engine) ensure() {
 		// A page the script cannot reach: it has no tools (rather than
 		// keeping the last page's).
 		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.url), "error", err)
-		e.doc = &document{commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
+		e.doc = &document{id: e.documentIDLocked(), commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
 		if sig := signature(nil); sig != e.pubSig {
 			e.published, e.pubSig = []Tool{}, sig
 			e.signalLocked()
@@ -673,7 +709,7 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 		return // older than what we have
 	}
 	tools, refs := build(p, e.cfg)
-	d := &document{ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
+	d := &document{id: e.documentIDLocked(), ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
 	// Names the page no longer has are remembered, so calling one says
 	// why it is gone rather than that it never existed.
 	if e.doc != nil {
@@ -691,8 +727,21 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 		e.published, e.pubSig = tools, sig
 		e.log.Debug("page tools changed", "url", logURL(d.url), "tools", len(tools))
 		e.signalLocked()
+	} else if newDoc {
+		e.signalLocked() // the same tools, of another document
 	}
 	e.broadcastLocked()
+}
+
+// documentIDLocked names the main frame's document now: its loaderId,
+// which every CDP session on the tab sees alike (so an engine started later
+// on the same tab, the same document, names it the same); else one of this
+// engine's own.
+func (e *Engine) documentIDLocked() string {
+	if e.loader != "" {
+		return e.loader
+	}
+	return fmt.Sprintf("%s#%d", e.world, e.commits)
 }
 
 // signalLocked tells the owner the tools changed (one pending signal).

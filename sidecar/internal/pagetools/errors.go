@@ -17,6 +17,9 @@ var (
 	// ErrRejected: the page's own validation refused the input (the
 	// message is the browser's); nothing was submitted.
 	ErrRejected = errors.New("the page rejected the input")
+	// ErrCrossOrigin: the form would send a credential to another origin
+	// than the page's, and the call did not allow it; nothing was sent.
+	ErrCrossOrigin = errors.New("a credential would go to another origin")
 	// ErrNotReady: the tab is still loading a page.
 	ErrNotReady = errors.New("the page is not ready")
 	// ErrClosed: the engine was closed.

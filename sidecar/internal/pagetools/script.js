@@ -70,6 +70,7 @@
   const listen = method(EventTarget.prototype, 'addEventListener');
   const formElements = getter(F, 'elements');
   const formMethod = getter(F, 'method');
+  const formAction = getter(F, 'action');
   const formNoValidate = getter(F, 'noValidate');
   const requestSubmit = method(F, 'requestSubmit');
   const setters = {
@@ -193,6 +194,29 @@
   }
 
   const SKIP_TYPES = new Set(['hidden', 'submit', 'button', 'reset', 'image', 'file']);
+
+  // Credentials: password fields, and fields the page marks as holding a
+  // password, a one-time code or a card's number or code.
+  const CRED_AUTOCOMPLETE = /(^|\s)(current-password|new-password|one-time-code|cc-number|cc-csc)(\s|$)/i;
+  const isCredential = (el) => localName(el) === 'input' && (el.type === 'password' || CRED_AUTOCOMPLETE.test(getAttr(el, 'autocomplete') || ''));
+  // Where a submit goes: the button's formaction, else the form's action;
+  // and how (a dialog form sends nothing anywhere).
+  const submitsWith = (form, submitter) => {
+    const own = submitter && hasAttr(submitter, 'formaction');
+    const m = submitter && hasAttr(submitter, 'formmethod') ? submitter.formMethod : formMethod(form);
+    return { action: own ? submitter.formAction : formAction(form), method: m };
+  };
+  const originOf = (u) => {
+    try { const x = new URL(u); return x.protocol === 'http:' || x.protocol === 'https:' ? x.origin : ''; } catch { return ''; }
+  };
+  // The origin a submit with submitter sends the form to, when it is not
+  // the page's own; else ''.
+  const crossOrigin = (form, submitter) => {
+    const { action, method: m } = submitsWith(form, submitter);
+    if (m === 'dialog') return '';
+    const to = originOf(action);
+    return to !== '' && to !== originOf(docURL(document)) ? to : '';
+  };
   const TEXTUAL = new Set(['text', 'search', 'email', 'url', 'tel', 'password', '']);
 
   function describeField(el, kind) {
@@ -201,7 +225,7 @@
       name: attr(el, 'name'), pname: attr(el, 'toolparamname'), ptitle: attr(el, 'toolparamtitle'), pdesc: attr(el, 'toolparamdescription'),
       label: fieldLabel(el), aria: attr(el, 'aria-label'), ph: attr(el, 'placeholder'), adesc: attr(el, 'aria-description') || describedBy(el),
       title: attr(el, 'title'), id: clean(elId(el), cfg.textMax),
-      required: !!el.required,
+      required: !!el.required, cred: isCredential(el),
     };
     if (localName(el) === 'input') {
       for (const a of ['min', 'max', 'step']) { const v = attr(el, a, cfg.valueMax); if (v) d[a] = v; }
@@ -230,9 +254,10 @@
     for (const el of els) {
       if (localName(el) === 'input' && el.type === 'checkbox' && el.name) checkNames.set(el.name, (checkNames.get(el.name) || 0) + 1);
     }
-    let submit = null;
+    let submit = null, files = 0;
     for (const el of els) {
       const ln = localName(el);
+      if (ln === 'input' && el.type === 'file' && !el.disabled) files++;
       if (ln === 'button' || (ln === 'input' && (el.type === 'submit' || el.type === 'image'))) {
         if (!submit && el.type === 'submit' || !submit && el.type === 'image') submit = el;
         continue;
@@ -295,7 +320,7 @@
       inner: inner ? clean(textContent(inner), cfg.textMax) : '',
       heading: precedingHeading(headings, form),
       formName: attr(form, 'name') || clean(elId(form), cfg.textMax),
-      method: formMethod(form), search: !!(closest(form, '[role=search]') || getAttr(form, 'role') === 'search' || fields.some((f) => f.type === 'search')),
+      method: submitsWith(form, submit).method, crossOrigin: crossOrigin(form, submit), files, search: !!(closest(form, '[role=search]') || getAttr(form, 'role') === 'search' || fields.some((f) => f.type === 'search')),
       score: prominence(form, vis), fields,
     };
     if (declared) {
@@ -667,6 +692,30 @@
 
   const tick = () => new Promise((r) => setTimeout(r, 0));
 
+  // The button a submit clicks: the form's first submit button while it
+  // can be clicked; else the form is submitted without one.
+  const clicker = (r) => {
+    const s = r.submit && isConnected(r.submit) ? r.submit : null;
+    return s && !s.disabled && visible(s) ? s : null;
+  };
+
+  // A call never sends a credential to another origin than the page's
+  // unless it says so (allowCrossOrigin). Answers the refusal, or null.
+  // pending: the values the call is about to fill in, by field index.
+  function credentialsAway(r, req, pending) {
+    if (req.allowCrossOrigin) return null;
+    const to = crossOrigin(r.form, clicker(r));
+    if (!to) return null;
+    const out = [];
+    for (const el of formElements(r.form)) {
+      if (!isCredential(el) || el.disabled) continue;
+      const i = r.fields.findIndex((f) => f.el === el);
+      const v = pending && pending.has(i) ? pending.get(i) : el.value;
+      if (v != null && v !== '') out.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '' });
+    }
+    return out.length ? { crossOrigin: to, credentials: out } : null;
+  }
+
   async function callForm(r, req) {
     const { form } = r;
     if (!isConnected(form)) return { error: 'gone' };
@@ -678,10 +727,19 @@
       const msg = precheck(f, v);
       if (msg) return { invalid: [{ f: i, message: msg }] };
     }
+    // Before anything is typed, and again just before the submit (the
+    // page may move its form's action as it is filled in).
+    const away = req.submit && credentialsAway(r, req, new Map(fields.map(([, v, i]) => [i, v])));
+    if (away) return away;
     const old = fields.map(([f]) => snapshot(f));
     for (const [f, v] of fields) fill(f, v);
     await tick(); // let a framework re-render (enable the submit button, say)
     if (!req.submit) return { ok: true, submitted: false };
+    const late = credentialsAway(r, req, null);
+    if (late) {
+      fields.forEach(([f], i) => restore(f, old[i]));
+      return late;
+    }
     const submitter = r.submit && isConnected(r.submit) ? r.submit : null;
     const noValidate = formNoValidate(form) || (submitter && submitter.formNoValidate);
     if (!noValidate) {
@@ -697,7 +755,8 @@
       }
     }
     const watch = watchStart();
-    if (submitter && !submitter.disabled && visible(submitter)) clickEl(submitter);
+    const button = clicker(r);
+    if (button) clickEl(button);
     else requestSubmit(form);
     return { ok: true, submitted: true, watch };
   }

@@ -1,6 +1,7 @@
 package pagetools
 
 import (
+	"net/url"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -72,6 +73,23 @@ func quotePage(s string, max int) string {
 	return `"` + strings.ReplaceAll(s, `"`, "'") + `"`
 }
 
+// pageLabel is page text inside the engine's words: cleaned, at most max
+// characters, quoted and labelled as the page's ("" for none).
+func pageLabel(s string, max int) string {
+	if max <= 0 {
+		return ""
+	}
+	q := quotePage(s, max)
+	if q == "" {
+		return ""
+	}
+	return "Page text: " + q
+}
+
+// Label is pageLabel for text from a page that others show (a tab's
+// title): Page text: "…", cleaned and at most max characters.
+func Label(s string, max int) string { return pageLabel(s, max) }
+
 // redact replaces every occurrence of each secret in s (passwords the
 // caller gave) with a fixed mask, so a page that echoes a password back
 // does not get it into a result.
@@ -82,4 +100,14 @@ func redact(s string, secrets []string) string {
 		}
 	}
 	return s
+}
+
+// Origin is a URL's origin (scheme://host[:port]) as a browser writes it,
+// or the URL itself (cleaned, bounded) when it has none.
+func Origin(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return cleanText(u, 200)
+	}
+	return p.Scheme + "://" + p.Host
 }

@@ -75,6 +75,46 @@ func CheckDir(dir string) error {
 	return nil
 }
 
+// CheckNoLinks trusts dir as a folder to write a file into that a program
+// will later trust (a browser reads a native host manifest from it): dir
+// and its parent, where they exist, are real folders, never links, owned
+// by this user and closed to others' writes; the folders above are this
+// user's or root's (see CheckDir). A folder missing yet is fine: the
+// caller creates it, then checks again before writing.
+func CheckNoLinks(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for _, p := range []string{abs, filepath.Dir(abs)} {
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return err
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("%w: %s is a symbolic link (to %s): what is written through it lands wherever the link points, and whoever can change the link decides; "+
+				"replace the link with a folder of your own, or name the folder it points to instead", ErrNotTrusted, p, target)
+		case !st.IsDir():
+			return fmt.Errorf("%s is not a folder", p)
+		}
+		if why := foreign(st, NoOthersWrite); why != "" {
+			return fmt.Errorf("%w: the folder %s %s: another local user could swap what is written there; use a folder of your own", ErrNotTrusted, p, why)
+		}
+	}
+	first := filepath.Dir(abs)
+	for _, err := os.Lstat(first); errors.Is(err, fs.ErrNotExist) && first != filepath.Dir(first); _, err = os.Lstat(first) {
+		first = filepath.Dir(first)
+	}
+	if above, why := unsafeFrom(first); why != "" {
+		return fmt.Errorf("%w: the folder %s is inside %s, which %s: another local user could swap the folder; "+
+			"use a folder whose parents are yours or root's", ErrNotTrusted, dir, above, why)
+	}
+	return nil
+}
+
 // resolved is dir with its links followed (dir itself when that fails).
 func resolved(dir string) string {
 	if r, err := filepath.EvalSymlinks(dir); err == nil {

@@ -177,3 +177,42 @@ func TestWriteReplacesALinkAndNeverFollowsIt(t *testing.T) {
 		t.Fatalf("temp files left: %d entries", len(entries))
 	}
 }
+
+// A folder to write into that a program will trust later (a native host
+// manifest's): no link there or just above it, and no link another user
+// made anywhere above it, even one that points at a folder of ours (they
+// may point it elsewhere later).
+func TestCheckNoLinks(t *testing.T) {
+	base := t.TempDir()
+	mine := filepath.Join(base, "mine")
+	if err := os.MkdirAll(filepath.Join(mine, "profile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckNoLinks(filepath.Join(mine, "profile", "NativeMessagingHosts")); err != nil {
+		t.Fatalf("a missing folder in a folder of ours: %v", err)
+	}
+	if err := CheckNoLinks(filepath.Join(mine, "new", "profile", "NativeMessagingHosts")); err != nil {
+		t.Fatalf("missing folders below a folder of ours: %v", err)
+	}
+	os.Symlink(mine, filepath.Join(base, "alias"))
+	if err := CheckNoLinks(filepath.Join(base, "alias", "profile", "NativeMessagingHosts")); err != nil {
+		t.Fatalf("a link of ours above the profile: %v", err)
+	}
+	if err := CheckNoLinks(filepath.Join(base, "alias", "NativeMessagingHosts")); err == nil || !strings.Contains(err.Error(), "is a symbolic link") {
+		t.Fatalf("the profile is a link: %v", err)
+	}
+	t.Run("another user's link above", func(t *testing.T) {
+		uid := otherUID(t)
+		theirs := filepath.Join(base, "theirs")
+		os.Symlink(mine, theirs)
+		if err := os.Lchown(theirs, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckNoLinks(filepath.Join(theirs, "profile", "NativeMessagingHosts")); err == nil || !strings.Contains(err.Error(), "is a link made by uid 65534") {
+			t.Fatalf("%v", err)
+		}
+		if err := CheckDir(filepath.Join(theirs, "profile")); err == nil {
+			t.Fatal("CheckDir trusted a folder reached through another user's link")
+		}
+	})
+}

@@ -45,16 +45,28 @@ func openNoFollow(path string) (*os.File, error) {
 }
 
 // unsafeAncestor finds a folder above path that another user could use to
-// swap path: one owned by neither this user nor root, or one that others
-// may write and that lacks the sticky bit (/tmp has it: there only an
-// entry's owner may rename it).
+// swap path (see unsafeFrom).
 func unsafeAncestor(path string) (string, string) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", ""
 	}
+	return unsafeFrom(filepath.Dir(abs))
+}
+
+// unsafeFrom finds, from the folder dir up, one that another user could
+// use to swap what is below it: one owned by neither this user nor root,
+// a link someone else made (it could be pointed elsewhere), or one that
+// others may write and that lacks the sticky bit (/tmp has it: there only
+// an entry's owner may rename it).
+func unsafeFrom(dir string) (string, string) {
 	me := os.Geteuid()
-	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
+	for p := dir; ; p = filepath.Dir(p) {
+		if lst, err := os.Lstat(p); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+			if sys, ok := lst.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != me && sys.Uid != 0 {
+				return p, fmt.Sprintf("is a link made by uid %d", sys.Uid)
+			}
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return p, err.Error()

@@ -26,7 +26,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestExpand(t *testing.T) {
 	f := *live("/w", 4242)
 	got := Expand([]string{"npx", "@playwright/mcp", "--cdp-endpoint", "{cdp_endpoint}", "--port={cdp_port}", "{ws_endpoint}", "{unknown}"}, f)
-	want := []string{"npx", "@playwright/mcp", "--cdp-endpoint", "http://127.0.0.1:4242", "--port=4242", "ws://127.0.0.1:4242/devtools/browser", "{unknown}"}
+	want := []string{"npx", "@playwright/mcp", "--cdp-endpoint", "http://127.0.0.1:4242", "--port=4242", "ws://127.0.0.1:4242/devtools/browser/coordinator", "{unknown}"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q", got)
 	}

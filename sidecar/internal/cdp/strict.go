@@ -1,0 +1,470 @@
+package cdp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A client's command is read strictly before anything of it is sent on.
+//
+// A relay decides about a command from what it reads (a Policy's
+// allowlist, the session it names, the id it remaps), and the browser acts
+// on what it reads: if the two parsers could read one text differently,
+// the browser could run what the relay refused. They can: Go refuses
+// control characters inside strings and Chromium takes them, gjson reads
+// the first of two equal keys and Chromium the last, encoding/json matches
+// keys ignoring case, and on a pipe a NUL ends a message, so
+// `{…}\x00{…}` is two commands to Chromium. So a command must be one
+// I-JSON text (RFC 7493: UTF-8, no unpaired surrogate, no key twice in an
+// object) with only the members Chromium allows; on such a text every
+// parser agrees, and whatever is not one is answered with an error and
+// never forwarded, not even in part.
+
+// maxDepth bounds how deeply a command nests (Chromium's own parser stops
+// sooner); it bounds the scanner's recursion.
+const maxDepth = 1000
+
+// Why a client's message was refused without being sent on (see
+// ParseCommand): it is not one strict JSON text, or it is one but not a
+// command.
+var (
+	ErrUnparsable = errors.New("not one strict JSON text")
+	ErrNotCommand = errors.New("not a CDP command")
+)
+
+// ParseCommand reads a client's command strictly: one JSON object with an
+// id (a number or a string), a method, maybe a sessionId (a string) and
+// params, nothing else; valid UTF-8, control characters escaped, no key
+// twice in any object, nothing before or after it but JSON whitespace.
+// Whatever it accepts, Chromium, encoding/json and gjson read alike. The
+// error wraps ErrUnparsable (with where the text went wrong) or
+// ErrNotCommand.
+func ParseCommand(data []byte) (Message, error) {
+	var m Message
+	s := scanner{data: data}
+	s.space()
+	if s.i == len(data) || data[s.i] != '{' {
+		if _, err := s.value(); err != nil {
+			return m, err
+		}
+		return m, fmt.Errorf("%w: it is not a JSON object", ErrNotCommand)
+	}
+	err := s.object(m.set) // object refuses a key seen before
+	if err == nil {
+		s.space()
+		if s.i != len(data) {
+			err = s.fail("more follows the command (one message is one JSON object)")
+		}
+	}
+	if err != nil {
+		return Message{}, err
+	}
+	switch {
+	case len(m.ID) == 0:
+		return Message{}, fmt.Errorf("%w: it has no id", ErrNotCommand)
+	case m.Method == "":
+		return Message{}, fmt.Errorf("%w: it has no method", ErrNotCommand)
+	}
+	return m, nil
+}
+
+// set fills in one member of a command.
+func (m *Message) set(key string, raw []byte) error {
+	str := func() (string, error) {
+		if raw[0] != '"' {
+			return "", fmt.Errorf("%w: its %s is not a string", ErrNotCommand, key)
+		}
+		s := scanner{data: raw} // read already: it decodes
+		return s.str(true)
+	}
+	var err error
+	switch key {
+	case "id":
+		if raw[0] != '"' && raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+			return fmt.Errorf("%w: its id is not a number or a string", ErrNotCommand)
+		}
+		m.ID = json.RawMessage(raw)
+	case "method":
+		m.Method, err = str()
+	case "sessionId":
+		m.SessionID, err = str()
+	case "params":
+		m.Params = json.RawMessage(raw)
+	default:
+		err = fmt.Errorf("%w: it has a member %q (a command has only id, method, sessionId and params)", ErrNotCommand, key)
+	}
+	return err
+}
+
+// scanner checks one JSON text byte by byte.
+type scanner struct {
+	data  []byte
+	i     int
+	depth int
+}
+
+func (s *scanner) fail(what string) error {
+	return fmt.Errorf("%w: %s (at byte %d)", ErrUnparsable, what, s.i)
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// value reads one JSON value and returns its bytes.
+func (s *scanner) value() ([]byte, error) {
+	s.space()
+	start := s.i
+	if s.i == len(s.data) {
+		return nil, s.fail("the text ends where a value should be")
+	}
+	var err error
+	switch c := s.data[s.i]; {
+	case c == '{':
+		err = s.object(nil)
+	case c == '[':
+		err = s.array()
+	case c == '"':
+		_, err = s.str(false)
+	case c == '-' || (c >= '0' && c <= '9'):
+		err = s.number()
+	case c == 't':
+		err = s.word("true")
+	case c == 'f':
+		err = s.word("false")
+	case c == 'n':
+		err = s.word("null")
+	default:
+		err = s.fail(fmt.Sprintf("unexpected %s", quoteByte(c)))
+	}
+	return s.data[start:s.i], err
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func (s *scanner) enter() error {
+	if s.depth++; s.depth > maxDepth {
+		return s.fail(fmt.Sprintf("nested deeper than %d", maxDepth))
+	}
+	return nil
+}
+
+// object reads an object, refusing a key it has seen in it already; each
+// (if set) gets every member.
+func (s *scanner) object(each func(key string, raw []byte) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.i++ // {
+	var keys keySet
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == '}' {
+		s.i++
+		s.depth--
+		return nil
+	}
+	for {
+		s.space()
+		if s.i == len(s.data) || s.data[s.i] != '"' {
+			return s.fail("a key (a string) was expected")
+		}
+		at := s.i
+		key, err := s.str(true)
+		if err != nil {
+			return err
+		}
+		if !keys.add(key) {
+			s.i = at
+			return s.fail(fmt.Sprintf("the key %q appears twice in one object", key))
+		}
+		s.space()
+		if s.i == len(s.data) || s.data[s.i] != ':' {
+			return s.fail("':' was expected after a key")
+		}
+		s.i++
+		raw, err := s.value()
+		if err == nil && each != nil {
+			err = each(key, raw)
+		}
+		if err != nil {
+			return err
+		}
+		if done, err := s.next('}'); done || err != nil {
+			return err
+		}
+	}
+}
+
+func (s *scanner) array() error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	s.i++ // [
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == ']' {
+		s.i++
+		s.depth--
+		return nil
+	}
+	for {
+		if _, err := s.value(); err != nil {
+			return err
+		}
+		if done, err := s.next(']'); done || err != nil {
+			return err
+		}
+	}
+}
+
+// next reads what follows a member or an element: a comma, or end.
+func (s *scanner) next(end byte) (done bool, err error) {
+	s.space()
+	switch {
+	case s.i < len(s.data) && s.data[s.i] == ',':
+		s.i++
+		return false, nil
+	case s.i < len(s.data) && s.data[s.i] == end:
+		s.i++
+		s.depth--
+		return true, nil
+	}
+	return false, s.fail(fmt.Sprintf("',' or '%c' was expected", end))
+}
+
+func (s *scanner) word(w string) error {
+	if !bytes.HasPrefix(s.data[s.i:], []byte(w)) {
+		return s.fail("unexpected word (JSON has true, false and null)")
+	}
+	s.i += len(w)
+	return nil
+}
+
+func (s *scanner) number() error {
+	start := s.i
+	digits := func() int {
+		n := 0
+		for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.data[s.i] == '-' {
+		s.i++
+	}
+	if s.i < len(s.data) && s.data[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return s.fail("a number has digits")
+	}
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return s.fail("digits must follow a decimal point")
+		}
+	}
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return s.fail("digits must follow an exponent")
+		}
+	}
+	if s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+		s.i = start
+		return s.fail("a number does not start with 0 unless it is 0")
+	}
+	return nil
+}
+
+// str reads a string; with decode it returns its text (a key's, to compare).
+func (s *scanner) str(decode bool) (string, error) {
+	s.i++ // "
+	var out []byte
+	from := s.i
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			s.i++ // the common case, first
+			continue
+		}
+		switch {
+		case c == '"':
+			if decode {
+				out = append(out, s.data[from:s.i]...)
+			}
+			s.i++
+			return string(out), nil
+		case c < 0x20:
+			return "", s.fail(fmt.Sprintf("a control character (%s) inside a string must be escaped", quoteByte(c)))
+		case c == '\\':
+			if decode {
+				out = append(out, s.data[from:s.i]...)
+			}
+			r, err := s.escape()
+			if err != nil {
+				return "", err
+			}
+			if decode {
+				out = utf8.AppendRune(out, r)
+			}
+			from = s.i
+		default:
+			r, n := utf8.DecodeRune(s.data[s.i:])
+			if r == utf8.RuneError && n == 1 {
+				return "", s.fail("the text is not valid UTF-8")
+			}
+			s.i += n
+		}
+	}
+	return "", s.fail("a string is not closed")
+}
+
+// escape reads one escape sequence (a surrogate pair is one).
+func (s *scanner) escape() (rune, error) {
+	at := s.i
+	if s.i+1 >= len(s.data) {
+		return 0, s.fail("an escape is cut short")
+	}
+	c := s.data[s.i+1]
+	s.i += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+	default:
+		s.i = at
+		return 0, s.fail(fmt.Sprintf("unknown escape \\%c", c))
+	}
+	r, ok := s.hex4()
+	switch {
+	case !ok:
+		s.i = at
+		return 0, s.fail("\\u takes four hex digits")
+	case utf16.IsSurrogate(r) && r < 0xdc00 && bytes.HasPrefix(s.data[s.i:], []byte(`\u`)):
+		s.i += 2
+		if lo, ok := s.hex4(); ok && lo >= 0xdc00 && lo <= 0xdfff {
+			return utf16.DecodeRune(r, lo), nil
+		}
+		fallthrough
+	case utf16.IsSurrogate(r):
+		s.i = at
+		return 0, s.fail("a \\u escape names half of a surrogate pair without the other half")
+	}
+	return r, nil
+}
+
+func (s *scanner) hex4() (rune, bool) {
+	if s.i+4 > len(s.data) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(s.data[s.i:s.i+4]), 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	s.i += 4
+	return rune(n), true
+}
+
+// keySet is the keys of one object: a few are compared in a slice, many
+// go into a map.
+type keySet struct {
+	few  []string
+	many map[string]bool
+}
+
+func (k *keySet) add(key string) bool {
+	if k.many != nil {
+		if k.many[key] {
+			return false
+		}
+		k.many[key] = true
+		return true
+	}
+	for _, seen := range k.few {
+		if seen == key {
+			return false
+		}
+	}
+	k.few = append(k.few, key)
+	if len(k.few) > 16 {
+		k.many = make(map[string]bool, 2*len(k.few))
+		for _, seen := range k.few {
+			k.many[seen] = true
+		}
+	}
+	return true
+}
+
+// encodeCommand is the command a peer sends for a client: written anew from
+// what was read, with the connection's id and the session it goes to.
+func encodeCommand(id int64, method, session string, params json.RawMessage) []byte {
+	out := make([]byte, 0, len(params)+len(method)+len(session)+48)
+	out = append(out, `{"id":`...)
+	out = strconv.AppendInt(out, id, 10)
+	out = append(out, `,"method":`...)
+	out = appendString(out, method)
+	if session != "" {
+		out = append(out, `,"sessionId":`...)
+		out = appendString(out, session)
+	}
+	if len(params) > 0 {
+		out = append(out, `,"params":`...)
+		out = append(out, params...)
+	}
+	return append(out, '}')
+}
+
+func appendString(out []byte, s string) []byte {
+	q, _ := json.Marshal(s) // a string always encodes
+	return append(out, q...)
+}
+
+// refusal answers a message ParseCommand refused, under the id (and
+// session) the client meant, when a lenient read finds them: its call
+// then fails at once instead of waiting forever. Chromium answers a text
+// it cannot parse without an id; so does this when none can be read.
+func refusal(data []byte, why error) []byte {
+	env := peek(data)
+	id := []byte(env.id.Raw)
+	if s := (scanner{data: id}); len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
+		id = nil
+	} else if _, err := s.value(); err != nil || s.i != len(id) {
+		id = nil
+	}
+	code := InvalidRequest
+	if errors.Is(why, ErrUnparsable) {
+		code = ParseError
+	}
+	msg := "browser-coordinator: refused a message, " + why.Error() + "; nothing of it was sent to the browser. Send each command as one JSON object (UTF-8, control characters escaped, no key twice, nothing after it)"
+	return errorAnswer(id, env.session, code, msg)
+}
