@@ -67,7 +67,10 @@ if (await step('browser extension: build (dist/browser-extension, the store zip)
   await step('browser extension: unit tests (plain node)', () =>
     nodeTests(tally, 'browser extension', browserExtensionTests()));
 }
-await step('go test -race ./...', () => goTests(tally, 'go', ['-race', '-count=1', './...']));
+// -timeout is a failure guard per package: under -race on a busy machine a
+// package of real-browser tests (cdpproxy, coordinator, everyday) takes
+// longer than go test's default 10 minutes, and a hang still ends.
+await step('go test -race ./...', () => goTests(tally, 'go', ['-race', '-count=1', '-timeout=45m', './...']));
 if (built && browser) {
   const e2e = fs.readdirSync(path.join(root, 'scripts', 'e2e')).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join('scripts', 'e2e', f));
   await step('end-to-end (MCP SDK client, real child MCPs, real browser)', () =>

@@ -45,6 +45,9 @@ func newCoordinator(t *testing.T, cfg Config) *Coordinator {
 		cfg.Options.BrowserPath = testutil.BrowserPath(t)
 	}
 	cfg.Options.Headless = true
+	if cfg.LaunchTimeout == 0 {
+		cfg.LaunchTimeout = testutil.Guard // the launcher's 30 s is a product default; a busy machine's -race run needs more
+	}
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

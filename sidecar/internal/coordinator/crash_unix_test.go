@@ -18,8 +18,8 @@ func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 	// OpenTab on every third): the call must reach the relaunched browser,
 	// not fail on the dead one.
 	c := newCoordinator(t, Config{})
-	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	for round := range 20 {
+		ctx := testutil.Context(t) // each round's dial may wait for a launch: long on a busy machine
 		s, err := c.Ensure(ctx)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)

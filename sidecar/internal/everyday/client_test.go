@@ -131,8 +131,8 @@ func (c *cdpClient) must(sessionID, method string, params any) json.RawMessage {
 // since the last take; it returns it and forgets the events before it.
 func (c *cdpClient) waitFor(d time.Duration, what string, match func(cdpMsg) bool) cdpMsg {
 	c.t.Helper()
-	deadline := time.NewTimer(max(d, testutil.Guard)) // d is what it takes on a quiet machine; a busy one gets the guard
-
+	wait := max(d, testutil.Guard) // d is what it takes on a quiet machine; a busy one gets the guard
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
@@ -153,7 +153,7 @@ func (c *cdpClient) waitFor(d time.Duration, what string, match func(cdpMsg) boo
 				seen = append(seen, m.Method+"@"+m.SessionID)
 			}
 			c.mu.Unlock()
-			c.t.Fatalf("no %s within %s; events: %v", what, d, seen)
+			c.t.Fatalf("no %s within %s; events: %v", what, wait, seen)
 		}
 	}
 }
