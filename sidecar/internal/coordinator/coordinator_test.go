@@ -46,7 +46,7 @@ func newCoordinator(t *testing.T, cfg Config) *Coordinator {
 	}
 	cfg.Options.Headless = true
 	if cfg.LaunchTimeout == 0 {
-		cfg.LaunchTimeout = testutil.Guard // the launcher's 30 s is a product default; a busy machine's -race run needs more
+		cfg.LaunchTimeout = testutil.Guard // more than the launcher's default: a busy machine's -race run
 	}
 	c, err := New(cfg)
 	if err != nil {

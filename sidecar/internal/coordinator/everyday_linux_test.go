@@ -42,7 +42,7 @@ func everydayCoordinator(t *testing.T, st, folder string, cfg Config) *Coordinat
 	t.Helper()
 	cfg.StateDir, cfg.Workspace, cfg.Logger = st, folder, testLogger()
 	if cfg.EverydayWait == 0 {
-		cfg.EverydayWait = 30 * time.Second
+		cfg.EverydayWait = testutil.Guard
 	}
 	c := newCoordinator(t, cfg)
 	c.SetSource(c.EverydaySource())
@@ -421,7 +421,7 @@ func TestEverydaySwitches(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	st := stateDir(t)
 	user := userbrowser.Start(t, st)
-	cfg := Config{StateDir: st, Workspace: "/work/proj", EverydayWait: 30 * time.Second, Logger: testLogger()}
+	cfg := Config{StateDir: st, Workspace: "/work/proj", EverydayWait: testutil.Guard, Logger: testLogger()}
 	c := newCoordinator(t, cfg)
 	ctx := context.Background()
 	everyday, other := "everyday", "chromium"

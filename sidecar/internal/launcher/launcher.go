@@ -50,7 +50,8 @@ type Options struct {
 	ProfileRoot string   // parent folder of temporary profiles; "" means os.TempDir()
 	URL         string   // first page; "" means about:blank
 	Args        []string // extra command-line flags, appended after ours
-	// LaunchTimeout bounds spawn → Browser.getVersion answered; 0 means 30 s.
+	// LaunchTimeout bounds spawn → Browser.getVersion answered; 0 means
+	// DefaultLaunchTimeout.
 	LaunchTimeout time.Duration
 	// StopTimeout bounds the graceful close before the group is killed; 0 means 5 s.
 	StopTimeout time.Duration
@@ -93,6 +94,12 @@ var (
 	ErrTimeout = errors.New("browser did not answer on its CDP connection in time")
 )
 
+// DefaultLaunchTimeout is a failure guard, not an expectation: a browser
+// that never answers is given up on, a slow one is waited for. 30 s was
+// missed by Chromium starting on a busy two-core machine (Playwright waits
+// 180 s).
+const DefaultLaunchTimeout = 90 * time.Second
+
 // Launch starts the browser and returns once its CDP endpoint answers. The
 // browser is stopped when ctx is cancelled, or by Stop.
 func Launch(ctx context.Context, o Options) (*Browser, error) {
@@ -100,7 +107,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		return nil, errors.New("launcher: no browser executable given")
 	}
 	if o.LaunchTimeout <= 0 {
-		o.LaunchTimeout = 30 * time.Second
+		o.LaunchTimeout = DefaultLaunchTimeout
 	}
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 5 * time.Second
