@@ -257,8 +257,8 @@ func (b *Browser) Call(sessionID, method string, params any) (json.RawMessage, e
 			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
 		}
 		return m.Result, nil
-	case <-time.After(30 * time.Second):
-		return nil, fmt.Errorf("%s: no answer in 30 s", method)
+	case <-time.After(testutil.Guard):
+		return nil, fmt.Errorf("%s: no answer in %v", method, testutil.Guard)
 	}
 }
 
@@ -294,7 +294,7 @@ func (b *Browser) EvalIn(match func(Target) bool, expr string) json.RawMessage {
 func (b *Browser) TryEvalIn(match func(Target) bool, expr string) (json.RawMessage, error) {
 	b.t.Helper()
 	var tid string
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(testutil.Guard)
 	for tid == "" {
 		for _, ti := range b.Targets() {
 			if match(ti) {
@@ -355,7 +355,7 @@ func (b *Browser) InExtension(expr string) json.RawMessage {
 	if !b.HasTarget(isPopup) {
 		b.Must("", "Target.createTarget", map[string]any{"url": popup, "background": true})
 		// Until the page has loaded, its context is the initial blank one.
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(testutil.Guard) // a busy machine loads it slowly
 		for {
 			v, err := b.TryEvalIn(isPopup, "document.readyState === 'complete' && !!globalThis.chrome?.tabs")
 			if err == nil && string(v) == "true" {
