@@ -69,10 +69,13 @@ if (await step('browser extension: build (dist/browser-extension, the store zip)
   await step('browser extension: unit tests (plain node)', () =>
     nodeTests(tally, 'browser extension', browserExtensionTests()));
 }
+// -timeout is a failure guard per package: under -race on a busy machine a
+// package of real-browser tests (cdpproxy, coordinator, everyday) takes
+// longer than go test's default 10 minutes, and a hang still ends.
 const race = raceDetector();
 if (!race.ok) console.log(`go test runs without -race here: ${race.why}`);
 await step(`go test ${race.ok ? '-race ' : ''}./...`, () =>
-  goTests(tally, 'go', [...(race.ok ? ['-race'] : []), '-count=1', './...'], { env: browserPath ? { BROWSER_COORDINATOR_TEST_BROWSER: browserPath } : {} }));
+  goTests(tally, 'go', [...(race.ok ? ['-race'] : []), '-count=1', '-timeout=45m', './...'], { env: browserPath ? { BROWSER_COORDINATOR_TEST_BROWSER: browserPath } : {} }));
 if (built && browser) {
   const { run, skipped } = e2eFiles();
   for (const { file, reason } of skipped) {

@@ -1,7 +1,10 @@
 // The coordinator's control API on its proxy port (docs/interfaces.md,
 // "Control API"): GET /coordinator/status, POST /coordinator/launch|stop|restart,
 // each with `Authorization: Bearer <controlToken>` from the state file.
-// Answers are the status JSON; errors are {"error": "..."} with 401, 400 or 502.
+// Answers are the status JSON; errors are {"error": "...", "remedies": [...]}
+// with 401, 400 or 502: what went wrong, and what can be done as remedy
+// kinds, which the extension says in its own words (remedyWords) — the
+// sidecar's words are the command line's flags and the MCP tools.
 import type { CoordinatorState } from './stateFile';
 import { request } from './http';
 
@@ -32,6 +35,30 @@ export class ControlError extends Error {
 }
 
 export type Action = 'launch' | 'stop' | 'restart';
+
+/** What the user of VS Code can do about a control API error, by remedy kind (the sidecar's remedy package). */
+const remedyWords: Record<string, string> = {
+  'browser-path': 'or add --browser-path <the browser\'s executable> to the setting browserCoordinator.coordinatorArgs to use a browser installed elsewhere',
+  executable: 'name the browser\'s executable file (for example {arg}) and check that it is executable',
+  'pick-detected': 'pick one of the detected browsers',
+  'user-data-dir': 'or give another --user-data-dir in the setting browserCoordinator.coordinatorArgs',
+  'state-dir': 'give --state-dir in the setting browserCoordinator.coordinatorArgs, or set BROWSER_COORDINATOR_STATE_DIR, to a folder of your own',
+  'own-browser': 'to use a browser of its own instead of VS Code\'s, add --no-vscode to the setting browserCoordinator.coordinatorArgs',
+  'open-tab': 'or have the agent open a page',
+  reconnect: '"Browser Coordinator: Restart the Browser" reconnects to it',
+  'switch-browser': 'have the agent launch another browser type to switch to a browser of the coordinator\'s own',
+  'everyday-profile': 'add --user-data-dir to the setting browserCoordinator.coordinatorArgs when the browser\'s profile is not the default one',
+  'register-host': 'register the native host with "Browser Coordinator: Use Your Own Browser: Register the Native Host…"',
+};
+
+/** An error answer's text with its remedies in the extension's words. */
+export function phrase(error: string, remedies: unknown): string {
+  if (!Array.isArray(remedies)) return error;
+  const said = remedies
+    .map((r) => (r && typeof r.kind === 'string' && remedyWords[r.kind] ? remedyWords[r.kind].replace('{arg}', typeof r.arg === 'string' ? r.arg : '') : undefined))
+    .filter((w): w is string => !!w);
+  return [error, ...said].join('; ');
+}
 
 /** A launch may wait for a browser to start (and a relaunch for one to stop first). */
 const ACTION_TIMEOUT_MS = 120_000;
@@ -80,7 +107,7 @@ export class ControlClient {
       throw new ControlError(`${method} ${urlPath}: HTTP ${res.status}, not JSON: ${res.text.slice(0, 200)}`, res.status);
     }
     if (res.status !== 200) {
-      const why = typeof json?.error === 'string' ? json.error : `HTTP ${res.status}`;
+      const why = typeof json?.error === 'string' ? phrase(json.error, json.remedies) : `HTTP ${res.status}`;
       throw new ControlError(why, res.status, json);
     }
     if (typeof json !== 'object' || json === null || typeof json.state !== 'string') {

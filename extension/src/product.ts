@@ -7,6 +7,7 @@
 //               <$VSCODE_APPDATA or the OS's app data folder>/<product.nameShort>
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { absVar, appData, joinFor } from './osdirs';
 
 export interface Product {
   /** e.g. "Code", "Code - Insiders", "Code - OSS", "VSCodium", "Cursor", "code-server" */
@@ -155,18 +156,5 @@ export function userDataDir(product: Product, { platform, home, env }: Env, glob
     }
   }
   if (env.VSCODE_PORTABLE) return path.join(env.VSCODE_PORTABLE, 'user-data');
-  let appData = env.VSCODE_APPDATA;
-  if (!appData) {
-    switch (platform) {
-      case 'win32':
-        appData = env.APPDATA || path.join(env.USERPROFILE || home, 'AppData', 'Roaming');
-        break;
-      case 'darwin':
-        appData = path.join(home, 'Library', 'Application Support');
-        break;
-      default:
-        appData = env.XDG_CONFIG_HOME || path.join(home, '.config');
-    }
-  }
-  return path.join(appData, product.nameShort);
+  return joinFor(platform, absVar({ platform, home, env }, 'VSCODE_APPDATA') ?? appData({ platform, home, env }), product.nameShort);
 }

@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Log, errorMessage } from './log';
+import { joinFor, stateBase } from './osdirs';
 
 export interface BrowserInfo {
   type: string;
@@ -70,28 +71,14 @@ export function currentPlatform(): Platform {
 
 /**
  * The state folder, by the same rule as the sidecar: an override
- * (`--state-dir`, else $BROWSER_COORDINATOR_STATE_DIR), else a per-user
- * folder no other user can create first —
- *   Linux:   $XDG_RUNTIME_DIR/browser-coordinator when set, else
- *            $XDG_STATE_HOME/browser-coordinator when set, else
- *            ~/.local/state/browser-coordinator
- *   macOS:   $TMPDIR/browser-coordinator (TMPDIR is per user there)
- *   Windows: %LOCALAPPDATA%\browser-coordinator
+ * (`--state-dir`, else $BROWSER_COORDINATOR_STATE_DIR), else
+ * browser-coordinator in the per-user base folder (osdirs.ts's stateBase:
+ * one no other user can create first).
  */
 export function stateDir(p: Platform = currentPlatform(), override?: string): string {
   if (override) return path.resolve(override);
-  const env = p.env;
-  if (env[STATE_DIR_ENV]) return path.resolve(env[STATE_DIR_ENV]);
-  switch (p.platform) {
-    case 'darwin':
-      return path.join(p.tmpdir, APP_DIR);
-    case 'win32':
-      return path.join(env.LOCALAPPDATA || path.join(p.home, 'AppData', 'Local'), APP_DIR);
-    default:
-      if (env.XDG_RUNTIME_DIR) return path.join(env.XDG_RUNTIME_DIR, APP_DIR);
-      if (env.XDG_STATE_HOME) return path.join(env.XDG_STATE_HOME, APP_DIR);
-      return path.join(p.home, '.local', 'state', APP_DIR);
-  }
+  if (p.env[STATE_DIR_ENV]) return path.resolve(p.env[STATE_DIR_ENV]);
+  return joinFor(p.platform, stateBase(p), APP_DIR);
 }
 
 /** The value of `--state-dir` in a coordinator's arguments (`--state-dir DIR` or `--state-dir=DIR`), if any. */

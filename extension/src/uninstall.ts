@@ -7,16 +7,19 @@
 //     set it (its comment marks it; a key the user wrote stays);
 //   - the port file (VS Code's CDP port for the sidecar);
 //   - Claude Code's local-scope entries that run this extension's bundled
-//     sidecar, which is about to be deleted.
+//     sidecar, which is about to be deleted: that sidecar removes them
+//     itself (`install --scope local --remove --all-workspaces --sidecar
+//     <itself>`), as the owner of Claude Code's file.
 // Which product: an extension lives in <data folder>/extensions/<id>-<version>
 // (~/.vscode/extensions, ~/.cursor/extensions, $VSCODE_PORTABLE/extensions),
 // and argv.json is <data folder>/argv.json. A custom --extensions-dir says
 // nothing about the product, so then argv.json is left alone.
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { removeOwnKey } from './argv';
 import { portFilePath } from './cdpPort';
-import { claudeJsonPath, Location, readServers, writeServers } from './claudeCode';
+import { exeName, vsixTarget } from './sidecar';
 import { currentPlatform, Platform, readOwnedFile } from './stateFile';
 
 export interface UninstallOptions {
@@ -65,24 +68,29 @@ export function uninstall(o: UninstallOptions): string[] {
     return `removed ${file}`;
   });
 
-  attempt('Claude Code', () => {
-    const file = claudeJsonPath({ home: p.home, env: p.env });
-    const removed: string[] = [];
-    const root: Location = { place: 'local', folder: '', file, jsonPath: ['projects'], label: file };
-    const projects = readServers(root); // the projects map (readServers reads any object at a path)
-    const inside = path.resolve(o.extensionDir) + path.sep;
-    for (const [folder, project] of Object.entries(projects)) {
-      const servers = (project as { mcpServers?: Record<string, { command?: unknown }> })?.mcpServers;
-      if (!servers || typeof servers !== 'object') continue;
-      const names = Object.entries(servers).filter(([, e]) => typeof e?.command === 'string' && path.resolve(e.command).startsWith(inside)).map(([n]) => n);
-      if (names.length === 0) continue;
-      const loc: Location = { place: 'local', folder, file, jsonPath: ['projects', folder, 'mcpServers'], label: file };
-      writeServers(loc, {}, names);
-      removed.push(`${names.join(', ')} of ${folder}`);
-    }
-    return removed.length ? `removed from ${file}: ${removed.join('; ')}` : undefined;
-  });
+  attempt('Claude Code', () => removeClaudeCodeEntries(o.extensionDir, p));
   return done;
+}
+
+/** Has the bundled sidecar take its own entries out of Claude Code's file, in every folder. */
+function removeClaudeCodeEntries(extensionDir: string, p: Platform): string | undefined {
+  const target = vsixTarget(p.platform);
+  const sidecar = target && path.join(path.resolve(extensionDir), 'bin', target, exeName(p.platform));
+  if (!sidecar || !fs.existsSync(sidecar)) return undefined; // no bundled sidecar: no entries of its to remove
+  const r = spawnSync(sidecar, ['install', '--host', 'claude-code', '--scope', 'local', '--remove', '--all-workspaces', '--sidecar', sidecar, '--json'], {
+    encoding: 'utf8', timeout: 3000, windowsHide: true, env: { ...p.env, HOME: p.home, USERPROFILE: p.home },
+  });
+  let answer: { file?: string; error?: string; removed?: { name: string; workspace?: string }[] } = {};
+  try {
+    answer = JSON.parse(r.stdout);
+  } catch {
+    throw new Error(`the sidecar did not answer: ${(r.stderr || r.error?.message || '').trim()}`);
+  }
+  if (answer.error) throw new Error(answer.error);
+  const byFolder = new Map<string, string[]>();
+  for (const x of answer.removed ?? []) byFolder.set(x.workspace ?? '', [...(byFolder.get(x.workspace ?? '') ?? []), x.name]);
+  if (byFolder.size === 0) return undefined;
+  return `removed from ${answer.file}: ${[...byFolder].map(([folder, names]) => `${names.join(', ')} of ${folder}`).join('; ')}`;
 }
 
 if (require.main === module) {

@@ -19,7 +19,7 @@ test('ControlClient: bearer token, JSON body, and the API\'s errors as ControlEr
       res.setHeader('Content-Type', 'application/json');
       if (req.headers.authorization !== 'Bearer good') res.writeHead(401).end('{"error":"bad token"}');
       else if (req.url === '/coordinator/launch' && JSON.parse(body).browserType === 'nope') res.writeHead(400).end('{"error":"unknown browserType \\"nope\\""}');
-      else if (req.url === '/coordinator/restart') res.writeHead(502).end('{"error":"launch failed: no browser","status":{"state":"crashed"}}');
+      else if (req.url === '/coordinator/restart') res.writeHead(502).end('{"error":"launch failed: no browser found","remedies":[{"kind":"browser-path"},{"kind":"unknown-kind"}],"status":{"state":"crashed"}}');
       else if (req.url === '/coordinator/stop') res.writeHead(500).end('oops');
       else res.end(JSON.stringify({ state: 'running', backend: 'tier1', proxyPort: 1, cdpEndpoint: 'x' }));
     });
@@ -34,7 +34,8 @@ test('ControlClient: bearer token, JSON body, and the API\'s errors as ControlEr
   await client.launch({ headless: false, url: 'http://127.0.0.1/' });
   assert.deepEqual(JSON.parse(seen[1].body), { headless: false, url: 'http://127.0.0.1/' });
   await assert.rejects(client.launch({ browserType: 'nope' }), (e: unknown) => e instanceof ControlError && e.status === 400 && /unknown browserType/.test(e.message));
-  await assert.rejects(client.restart(), (e: unknown) => e instanceof ControlError && e.status === 502 && (e.body as { status: { state: string } }).status.state === 'crashed');
+  await assert.rejects(client.restart(), (e: unknown) => e instanceof ControlError && e.status === 502 && (e.body as { status: { state: string } }).status.state === 'crashed' &&
+    e.message === 'launch failed: no browser found; or add --browser-path <the browser\'s executable> to the setting browserCoordinator.coordinatorArgs to use a browser installed elsewhere');
   await assert.rejects(client.stop(), /HTTP 500, not JSON: oops/);
   await assert.rejects(new ControlClient(port, 'bad').status(), (e: unknown) => e instanceof ControlError && e.status === 401);
   server.close();
@@ -62,6 +63,9 @@ test('ControlClient against a real coordinator: status, launch headless, stop; a
   assert.equal(launched.browser?.headless, true);
   await waitFor(() => scan(dir).live[0]?.state.state === 'running', 'the state file to say running');
   await assert.rejects(new ControlClient(entry.state.proxyPort, 'wrong').stop(), (e: unknown) => e instanceof ControlError && e.status === 401);
+  // The sidecar sends remedies as kinds; the extension says them in its own words, never in the tools' or the command line's.
+  await assert.rejects(client.launch({ browserPath: '/nonexistent/chrome' }), (e: unknown) => e instanceof ControlError && e.status === 400 &&
+    /does not exist or is not executable; name the browser's executable file \(for example \/usr\/bin\/chromium\)/.test(e.message) && !/browserPath the|--browser-path/.test(e.message));
   assert.equal((await client.stop()).state, 'stopped');
   proc.stdin.end();
   await exited;

@@ -143,3 +143,19 @@ export function coordinatorState(over: Partial<CoordinatorState> = {}): Coordina
     ...over,
   };
 }
+
+/** The sidecar's cases for every OS's folders (its osdirs package, testdata/cases.json): the extension must agree with them. */
+export interface OsCase {
+  name: string;
+  os: string;
+  home: string;
+  env: Record<string, string>;
+  appData: string | null;
+  stateBase: string | null;
+}
+
+export const osCases: OsCase[] = JSON.parse(fs.readFileSync(path.join(root, 'sidecar', 'internal', 'osdirs', 'testdata', 'cases.json'), 'utf8'));
+
+export function platformOf(os: string): NodeJS.Platform {
+  return os === 'windows' ? 'win32' : os as NodeJS.Platform;
+}

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ARGV_DEBUGGING_PORT_SINCE, argvJsonPath, compareVersions, Host, nativeCdpSupport, readProduct, userDataDir } from '../src/product';
-import { tempDir } from './helpers';
+import { osCases, platformOf, tempDir } from './helpers';
 
 const code = { nameShort: 'Code', dataFolderName: '.vscode' };
 
@@ -32,7 +32,16 @@ test('user data folder: from globalStorage (honours --user-data-dir), portable, 
   assert.equal(userDataDir(code, { platform: 'linux', home, env: { VSCODE_APPDATA: '/appdata' } }), '/appdata/Code');
   assert.equal(userDataDir(code, { platform: 'linux', home, env: { XDG_CONFIG_HOME: '/xdg' } }), '/xdg/Code');
   assert.equal(userDataDir({ nameShort: 'Code - Insiders', dataFolderName: '.vscode-insiders' }, { platform: 'darwin', home, env: {} }), '/home/u/Library/Application Support/Code - Insiders');
-  assert.equal(userDataDir(code, { platform: 'win32', home, env: { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' } }), path.join('C:\\Users\\u\\AppData\\Roaming', 'Code'));
+  assert.equal(userDataDir(code, { platform: 'win32', home, env: { APPDATA: 'C:\\Users\\u\\AppData\\Roaming' } }), 'C:\\Users\\u\\AppData\\Roaming\\Code');
+});
+
+test('user data folder without globalStorage agrees with the sidecar\'s app data folder on every OS', () => {
+  for (const c of osCases) {
+    if (c.appData === null) continue; // no home folder: VS Code always has one
+    const platform = platformOf(c.os);
+    const sep = platform === 'win32' ? '\\' : '/';
+    assert.equal(userDataDir(code, { platform, home: c.home, env: c.env }), `${c.appData}${sep}Code`, c.name);
+  }
 });
 
 test('compareVersions: numeric, dotted, pre-release suffixes ignored', () => {

@@ -53,7 +53,7 @@ test('definitionsWhenReady: the first ask waits for setup, then gets both server
   const answer = definitionsWhenReady(ready, () => (sidecar ? serverDefinitions({ sidecar, workspace: '/ws', child: childOf({ kind: 'playwright' }) }) : []));
   let answered = false;
   void answer.then(() => { answered = true; });
-  await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setImmediate(r)); // every pending callback has run: the answer can only wait for ready
   assert.equal(answered, false, 'answered before the setup was done');
   sidecar = '/ext/bin/bc';
   setUp();

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { inspect } from 'node:util';
 import { checkOwnedDir, CoordinatorState, Entry, ensureOwnedDir, isStateFileName, pick, readState, redactEndpoint, scan, stateDir, stateDirFlag, StateWatcher, UntrustedError } from '../src/stateFile';
 import { MemoryLog } from '../src/log';
-import { coordinatorState, tempDir, waitFor } from './helpers';
+import { coordinatorState, osCases, platformOf, tempDir, waitFor } from './helpers';
 
 const state = (over: Partial<CoordinatorState> = {}) => coordinatorState({ workspace: '/nowhere', ...over });
 
@@ -35,9 +35,9 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(stateDir({ ...linux, env: { XDG_RUNTIME_DIR: '/run/user/1000', XDG_STATE_HOME: '/xdg' } }), '/run/user/1000/browser-coordinator');
   assert.equal(stateDir({ ...linux, env: { XDG_STATE_HOME: '/xdg' } }), '/xdg/browser-coordinator');
   assert.equal(stateDir({ ...linux, env: {} }), '/home/u/.local/state/browser-coordinator', 'never a predictable name in a shared /tmp');
-  assert.equal(stateDir({ platform: 'darwin', home: '/Users/u', tmpdir: '/var/folders/ab/T', env: { XDG_RUNTIME_DIR: '/x' } }), '/var/folders/ab/T/browser-coordinator');
+  assert.equal(stateDir({ platform: 'darwin', home: '/Users/u', tmpdir: '/var/folders/ab/T', env: { TMPDIR: '/var/folders/ab/T/', XDG_RUNTIME_DIR: '/x' } }), '/var/folders/ab/T/browser-coordinator');
   assert.equal(stateDir({ platform: 'win32', home: 'C:\\Users\\u', tmpdir: 'C:\\t', env: { LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' } }),
-    path.join('C:\\Users\\u\\AppData\\Local', 'browser-coordinator'));
+    'C:\\Users\\u\\AppData\\Local\\browser-coordinator');
   assert.equal(stateDirFlag(['--browser', 'chrome', '--state-dir', '/a']), '/a');
   assert.equal(stateDirFlag(['--state-dir=/b', '--no-headless']), '/b');
   assert.equal(stateDirFlag(['--mcp', 'x', '--', '--state-dir', '/c']), undefined, 'a child\'s flag after -- is not ours');
@@ -46,6 +46,16 @@ test('stateDir: the override, else a per-user folder on each OS (the sidecar\'s 
   assert.equal(isStateFileName('.123-ab.json.tmp-99'), false);
   assert.equal(isStateFileName('.probe-1'), false);
   assert.equal(isStateFileName('vscode-cdp-port'), false);
+});
+
+test('stateDir agrees with the sidecar on every OS, a relative XDG path ignored on both sides', () => {
+  assert.ok(osCases.some((c) => c.env.XDG_RUNTIME_DIR === 'run'), 'the cases hold a relative XDG_RUNTIME_DIR');
+  for (const c of osCases) {
+    if (c.stateBase === null) continue; // no home folder: VS Code always has one
+    const platform = platformOf(c.os);
+    const sep = platform === 'win32' ? '\\' : '/';
+    assert.equal(stateDir({ platform, home: c.home, tmpdir: '/unused', env: c.env }), `${c.stateBase}${sep}browser-coordinator`, c.name);
+  }
 });
 
 const uid = process.getuid?.() ?? -1; // -1 on Windows, which has no uids
@@ -186,23 +196,25 @@ test('StateWatcher: follows the file live — appears, changes, half-written nei
   write(path.join(dir, '200-bb.json'), '{"pid": 1, "prox');
   write(path.join(dir, '.300-cc.json.tmp-5'), '{}');
   writeAtomic(path.join(dir, '400-dd.json'), state({ workspace: '/another/project' }));
-  await new Promise((r) => setTimeout(r, 200));
-  assert.equal(seen.length, 3);
-  assert.equal(w.current?.state.state, 'running');
+  // Then a change that is seen: had those three changed anything, it would
+  // have been seen before this one (one watcher, in order).
+  writeAtomic(file, state({ workspace: ws, state: 'stopped' }));
+  await waitFor(() => seen.length === 4, 'the change after them');
+  assert.equal(seen[3]?.state.state, 'stopped', 'the half-written file, the temp file and another project\'s changed nothing');
 
   fs.rmSync(file);
-  await waitFor(() => seen.length === 4, 'the removal');
-  assert.equal(seen[3], undefined);
+  await waitFor(() => seen.length === 5, 'the removal');
+  assert.equal(seen[4], undefined);
 
   // A coordinator killed with SIGKILL leaves its file: the pid check notices.
   const proc = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
   t.after(() => proc.kill('SIGKILL'));
   writeAtomic(path.join(dir, '500-ee.json'), state({ workspace: ws, pid: proc.pid! }));
-  await waitFor(() => seen.length === 5, 'the killable coordinator');
-  assert.equal(seen[4]?.state.pid, proc.pid);
+  await waitFor(() => seen.length === 6, 'the killable coordinator');
+  assert.equal(seen[5]?.state.pid, proc.pid);
   proc.kill('SIGKILL');
-  await waitFor(() => seen.length === 6, 'the dead coordinator to be dropped');
-  assert.equal(seen[5], undefined);
+  await waitFor(() => seen.length === 7, 'the dead coordinator to be dropped');
+  assert.equal(seen[6], undefined);
   assert.ok(fs.existsSync(path.join(dir, '500-ee.json')), 'its file is still there, ignored');
   assert.ok(log.lines.some((l) => /skipped .*200-bb\.json is not valid JSON/.test(l)), log.lines.join('\n'));
 });
@@ -229,7 +241,7 @@ test('StateWatcher: re-arms itself — the folder removed and made again, a refu
   assert.match(problems.at(-1) ?? '', /chmod 700/);
   assert.equal(seen.at(-1), undefined, 'and no coordinator is shown from it');
   writeAtomic(path.join(dir, '200-bb.json'), state({ workspace: ws }));
-  await new Promise((r) => setTimeout(r, 150));
+  w.refresh(); // a scan now, of the refused folder
   assert.equal(seen.at(-1), undefined, 'nothing is read from a refused folder');
   fs.chmodSync(dir, 0o700);
   await waitFor(() => w.watching && problems.at(-1) === undefined, 'the watcher to recover once the folder is fixed', 15_000);

@@ -7,21 +7,22 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { enableNativeCdp } from '../src/argv';
-import { applyWanted, entriesFor, locationOf, readServers } from '../src/claudeCode';
 import { readPortFile, writePortFile } from '../src/cdpPort';
-import { childOf } from '../src/registration';
 import { argvJsonOf, uninstall } from '../src/uninstall';
-import { root, script, tempDir } from './helpers';
+import { requireSidecar, root, tempDir } from './helpers';
 
 const argvBefore = '// VS Code\'s own comment\n{\n\t"enable-crash-reporter": true\n}\n';
 
-/** A home with the extension installed in ~/.vscode/extensions (its out/ and jsonc-parser copied), argv.json, a port file, Claude Code entries. */
+/** A home with the extension installed in ~/.vscode/extensions (its out/, jsonc-parser and the built sidecar copied), argv.json, a port file, Claude Code entries. */
 function installed(t: Parameters<typeof tempDir>[0]) {
   const home = fs.realpathSync(tempDir(t, 'bc-uninstall-'));
   const ext = path.join(home, '.vscode', 'extensions', 'browser-coordinator.browser-coordinator-0.1.0-linux-x64');
   fs.cpSync(path.join(root, 'out', 'src'), path.join(ext, 'out', 'src'), { recursive: true });
   fs.cpSync(path.join(root, 'node_modules', 'jsonc-parser'), path.join(ext, 'node_modules', 'jsonc-parser'), { recursive: true });
-  const sidecar = script(path.join(ext, 'bin', 'linux-x64', 'browser-coordinator'), 'echo bc');
+  const sidecar = path.join(ext, 'bin', 'linux-x64', 'browser-coordinator');
+  fs.mkdirSync(path.dirname(sidecar), { recursive: true });
+  fs.copyFileSync(requireSidecar(), sidecar);
+  fs.chmodSync(sidecar, 0o755);
   const argv = path.join(home, '.vscode', 'argv.json');
   fs.writeFileSync(argv, argvBefore);
   enableNativeCdp(argv);
@@ -30,15 +31,20 @@ function installed(t: Parameters<typeof tempDir>[0]) {
   writePortFile(9333, portFile);
   const app = path.join(home, 'src', 'app');
   const other = path.join(home, 'src', 'other');
-  const paths = { home, env: {} };
-  applyWanted(locationOf('local', app, paths), entriesFor('local', { sidecar, child: childOf({ kind: 'playwright' }) }));
-  // Someone else's server in the same folder, and another folder's entry of a sidecar elsewhere: both stay.
-  const theirs = locationOf('local', app, paths);
-  const json = JSON.parse(fs.readFileSync(theirs.file, 'utf8'));
-  json.projects[app].mcpServers.github = { type: 'stdio', command: 'gh-mcp', args: [] };
-  json.projects[other] = { mcpServers: { 'browser-coordinator': { type: 'stdio', command: '/usr/local/bin/browser-coordinator', args: [] } } };
-  fs.writeFileSync(theirs.file, JSON.stringify(json, null, 2), { mode: 0o600 });
-  return { home, ext, argv, portFile, app, other, paths };
+  // The extension's two local entries in app, someone else's server beside them, and another folder's entry of a sidecar elsewhere: those two stay.
+  const claudeJson = path.join(home, '.claude.json');
+  fs.writeFileSync(claudeJson, JSON.stringify({
+    projects: {
+      [app]: { mcpServers: {
+        'browser-coordinator': { type: 'stdio', command: sidecar, args: [] },
+        playwright: { type: 'stdio', command: sidecar, args: ['wrap', '--', 'npx', '-y', '@playwright/mcp@latest', '--cdp-endpoint', '{cdp_endpoint}'] },
+        github: { type: 'stdio', command: 'gh-mcp', args: [] },
+      } },
+      [other]: { mcpServers: { 'browser-coordinator': { type: 'stdio', command: '/usr/local/bin/browser-coordinator', args: [] } } },
+    },
+  }, null, 2), { mode: 0o600 });
+  const servers = (folder: string) => JSON.parse(fs.readFileSync(claudeJson, 'utf8')).projects[folder].mcpServers;
+  return { home, ext, argv, portFile, app, other, servers };
 }
 
 test('argvJsonOf: the data folder around the extensions folder', () => {
@@ -53,9 +59,8 @@ test('uninstall: removes the key the extension set, the port file and the local 
   const done = uninstall({ extensionDir: h.ext, platform: { platform: 'linux', home: h.home, tmpdir: '/tmp', env: {} } });
   assert.equal(fs.readFileSync(h.argv, 'utf8'), argvBefore, `argv.json is as it was:\n${done.join('\n')}`);
   assert.equal(fs.existsSync(h.portFile), false);
-  const app = readServers(locationOf('local', h.app, h.paths));
-  assert.deepEqual(Object.keys(app), ['github'], 'the extension\'s two entries are gone, the other server stays');
-  assert.ok(readServers(locationOf('local', h.other, h.paths))['browser-coordinator'], 'a sidecar outside the extension stays');
+  assert.deepEqual(Object.keys(h.servers(h.app)), ['github'], 'the extension\'s two entries are gone, the other server stays');
+  assert.ok(h.servers(h.other)['browser-coordinator'], 'a sidecar outside the extension stays');
   assert.ok(done.some((l) => /removed "remote-debugging-port" \(set by Browser Coordinator\)/.test(l)), done.join('\n'));
   assert.ok(done.some((l) => /removed .*vscode-cdp-port/.test(l)), done.join('\n'));
   assert.ok(done.some((l) => /removed from .*\.claude\.json: browser-coordinator, playwright of /.test(l)), done.join('\n'));
@@ -84,6 +89,6 @@ test('the hook as VS Code runs it: node out/src/uninstall.js --type=extensionUni
   assert.ok(Date.now() - t0 < 5000);
   assert.equal(fs.readFileSync(h.argv, 'utf8'), argvBefore, out);
   assert.equal(fs.existsSync(h.portFile), false, out);
-  assert.deepEqual(Object.keys(readServers(locationOf('local', h.app, h.paths))), ['github'], out);
+  assert.deepEqual(Object.keys(h.servers(h.app)), ['github'], out);
   assert.match(out, /removed "remote-debugging-port"/);
 });

@@ -99,7 +99,7 @@ test('everyday: Playwright MCP works in a tab it opened; the shared tab is seen;
 
   // The coordinator exits: it lets go. The browser and the user's tabs stay; the agent's tab closes.
   await pw.close();
-  await coord.close();
+  await coord.exit(); // its own clean shutdown, not the SDK's kill after 4 s
   await waitUntil(async () => !(await user.hasPage(`${pages.url}/`)), { what: 'the agent\'s tab to close at the coordinator\'s exit' });
   assert.ok(user.alive(), 'the user\'s browser runs on');
   assert.ok(await user.hasPage(privateURL) && await user.hasPage(sharedURL), 'the user\'s tabs stay');

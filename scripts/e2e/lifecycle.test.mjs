@@ -161,7 +161,7 @@ test('a coordinator that exits cleanly removes its state file and its browser', 
   const coord = await startCoordinator({ stateDir, cwd });
   await call(coord.client, 'coordinator_launch_browser');
   const st = stateOf(stateDir, coord.pid);
-  await coord.close(); // stdin EOF
+  await coord.exit(); // stdin EOF, and its own clean shutdown however long a busy machine makes it
   await waitUntil(() => !alive(coord.pid), { what: 'the coordinator to exit' });
   assert.ok(!alive(st.browser.pid), 'browser stopped');
   assert.ok(!fs.existsSync(st.path), 'state file removed');

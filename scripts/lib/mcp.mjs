@@ -6,7 +6,7 @@ import { binaryPath, childMCPs } from './paths.mjs';
 
 /**
  * Starts an MCP server process and connects a client to it.
- * Returns { client, transport, pid, stderr() , close() }.
+ * Returns { client, transport, pid, stderr(), close(), exit() }.
  */
 export async function connect(command, args, { env = {}, cwd, name = 'test' } = {}) {
   const transport = new StdioClientTransport({
@@ -30,7 +30,30 @@ export async function connect(command, args, { env = {}, cwd, name = 'test' } = 
     pid: transport.pid,
     stderr: () => stderr,
     close: () => client.close(),
+    exit: () => exitOnEOF(transport, client),
   };
+}
+
+/**
+ * Ends the server's stdin, as a host that lets go does, and waits for the
+ * process to exit by itself. The SDK's close() sends SIGTERM after 2 s and
+ * SIGKILL after 4, which a clean shutdown on a busy machine may need; a
+ * test of that shutdown must not cut it short. Fails after two minutes.
+ */
+async function exitOnEOF(transport, client) {
+  const proc = transport._process; // the SDK keeps the child private; its stdin is the host's side
+  if (proc && proc.exitCode === null && proc.signalCode === null) {
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.stdin.end();
+    let timer;
+    const guard = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`pid ${proc.pid} did not exit within 2 minutes of stdin EOF`)), 120_000); });
+    try {
+      await Promise.race([exited, guard]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  await client.close();
 }
 
 /** Starts the coordinator (`browser-coordinator serve` on stdio) with a private state dir. */

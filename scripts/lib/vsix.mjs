@@ -62,7 +62,7 @@ export function packVsix(target, { log = () => {} } = {}) {
   }
   const entries = zipEntries(out);
   const names = entries.map((e) => e.name);
-  const want = ['extension/package.json', 'extension/out/src/extension.js', 'extension/node_modules/jsonc-parser/lib/umd/main.js', `extension/${rel}`];
+  const want = ['extension/package.json', 'extension/out/src/extension.js', 'extension/out/src/commands/control.js', 'extension/node_modules/jsonc-parser/lib/umd/main.js', `extension/${rel}`];
   const missing = want.filter((n) => !names.includes(n));
   const otherBins = names.filter((n) => n.startsWith('extension/bin/') && n !== `extension/${rel}`);
   if (missing.length || otherBins.length) {

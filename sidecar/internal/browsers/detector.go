@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Detector holds what detection reads from the system, so tests can fake all
@@ -88,8 +90,8 @@ func (d *Detector) Find(ctx context.Context, preferred Type) (Browser, error) {
 	}
 	if len(found) == 0 {
 		if preferred != "" {
-			return Browser{}, fmt.Errorf("%w: %s is not installed and no other browser was detected; install %s or pass --browser-path",
-				ErrNotFound, preferred, defaultName(preferred))
+			return Browser{}, remedy.With(fmt.Errorf("%w: %s is not installed and no other browser was detected; install %s",
+				ErrNotFound, preferred, defaultName(preferred)), remedy.BrowserPath)
 		}
 		return Browser{}, notFound(t)
 	}
@@ -97,8 +99,8 @@ func (d *Detector) Find(ctx context.Context, preferred Type) (Browser, error) {
 	if preferred != "" {
 		i = slices.IndexFunc(found, func(b Browser) bool { return b.Type == preferred })
 		if i < 0 {
-			return Browser{}, fmt.Errorf("%w: %s is not installed; detected: %s; install %s, choose a detected browser, or pass --browser-path",
-				ErrNotFound, preferred, List(found), defaultName(preferred))
+			return Browser{}, remedy.With(fmt.Errorf("%w: %s is not installed; detected: %s; install %s, or choose a detected browser",
+				ErrNotFound, preferred, List(found), defaultName(preferred)), remedy.BrowserPath)
 		}
 	}
 	b := found[i]
@@ -126,7 +128,7 @@ func (d *Detector) NotFound() error {
 }
 
 func notFound(t table) error {
-	return fmt.Errorf("%w: install Chrome, Edge, Chromium or Brave %s, or pass --browser-path", ErrNotFound, t.advice)
+	return remedy.With(fmt.Errorf("%w: install Chrome, Edge, Chromium or Brave %s", ErrNotFound, t.advice), remedy.BrowserPath)
 }
 
 // List names bs for a message: "chrome (/usr/bin/google-chrome), chromium
@@ -156,8 +158,7 @@ func (d *Detector) FromPath(ctx context.Context, p string) (Browser, error) {
 		return Browser{}, err
 	}
 	if !d.Exists(exe) {
-		return Browser{}, fmt.Errorf("%w: %s does not exist or is not executable; pass the browser's executable file to --browser-path (for example %s) and check that it is executable",
-			ErrNotExecutable, exe, t.example)
+		return Browser{}, remedy.WithArg(fmt.Errorf("%w: %s does not exist or is not executable", ErrNotExecutable, exe), remedy.Executable, t.example)
 	}
 	b := Browser{Path: exe}
 	b.Type, b.Name = identify(exe, t)
@@ -168,10 +169,10 @@ func (d *Detector) FromPath(ctx context.Context, p string) (Browser, error) {
 	return b, nil
 }
 
-// explicitExecutable turns a --browser-path value into an absolute executable path.
+// explicitExecutable turns an explicit browser path into an absolute executable path.
 func (d *Detector) explicitExecutable(p string, t table) (string, error) {
 	if p == "" {
-		return "", fmt.Errorf("%w: the path is empty; pass the browser's executable file to --browser-path (for example %s)", ErrNotExecutable, t.example)
+		return "", remedy.WithArg(fmt.Errorf("%w: the path is empty", ErrNotExecutable), remedy.Executable, t.example)
 	}
 	if t.appBundles {
 		dir := strings.TrimRight(p, "/")
@@ -185,14 +186,13 @@ func (d *Detector) explicitExecutable(p string, t table) (string, error) {
 	if !strings.ContainsAny(p, `/\`) {
 		found, err := d.LookPath(p)
 		if err != nil {
-			return "", fmt.Errorf("%w: %q is not an absolute path and was not found on PATH (%w); pass the full path of the browser's executable to --browser-path (for example %s)",
-				ErrNotExecutable, p, err, t.example)
+			return "", remedy.WithArg(fmt.Errorf("%w: %q is not an absolute path and was not found on PATH (%w)", ErrNotExecutable, p, err), remedy.Executable, t.example)
 		}
 		return found, nil
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", fmt.Errorf("%w: make %q absolute: %w; pass an absolute path to --browser-path", ErrNotExecutable, p, err)
+		return "", remedy.WithArg(fmt.Errorf("%w: make %q absolute: %w", ErrNotExecutable, p, err), remedy.Executable, t.example)
 	}
 	return abs, nil
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 const (
@@ -338,7 +340,7 @@ func TestFind(t *testing.T) {
 		{
 			name: "preferred type not installed lists what is", sys: chromiumOnly, preferred: Brave,
 			wantErr: ErrNotFound,
-			wantIn:  []string{"brave is not installed; detected: chromium (/usr/bin/chromium)", "--browser-path"},
+			wantIn:  []string{"brave is not installed; detected: chromium (/usr/bin/chromium)", "[browser-path]"},
 		},
 		{
 			name: "preferred type not installed lists every detected browser", sys: chromeAndChromium, preferred: Vivaldi,
@@ -348,19 +350,19 @@ func TestFind(t *testing.T) {
 		{
 			name: "nothing installed on linux", sys: fakeSys{goos: "linux", env: linuxEnv()},
 			wantErr: ErrNotFound,
-			wantMsg: "no browser found: install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium), or pass --browser-path",
+			wantMsg: "no browser found: install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium); [browser-path]",
 		},
 		{
 			name: "nothing installed on darwin", sys: fakeSys{goos: "darwin", env: darwinEnv()},
-			wantErr: ErrNotFound, wantIn: []string{"brew install --cask google-chrome", "--browser-path"},
+			wantErr: ErrNotFound, wantIn: []string{"brew install --cask google-chrome", "[browser-path]"},
 		},
 		{
 			name: "nothing installed on windows", sys: fakeSys{goos: "windows", env: windowsEnv()},
-			wantErr: ErrNotFound, wantIn: []string{"winget install Google.Chrome", "--browser-path"},
+			wantErr: ErrNotFound, wantIn: []string{"winget install Google.Chrome", "[browser-path]"},
 		},
 		{
 			name: "preferred type with nothing installed", sys: fakeSys{goos: "linux"}, preferred: Edge,
-			wantErr: ErrNotFound, wantIn: []string{"edge is not installed and no other browser was detected", "Microsoft Edge", "--browser-path"},
+			wantErr: ErrNotFound, wantIn: []string{"edge is not installed and no other browser was detected", "Microsoft Edge", "[browser-path]"},
 		},
 		{
 			name: "unknown type", sys: chromeAndChromium, preferred: "firefox",
@@ -382,11 +384,13 @@ func TestFind(t *testing.T) {
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Find(%q): err = %v, want errors.Is %v", tt.preferred, err, tt.wantErr)
 			}
-			if tt.wantMsg != "" && err.Error() != tt.wantMsg {
-				t.Errorf("Find(%q) error:\n got %q\nwant %q", tt.preferred, err, tt.wantMsg)
+			// The remedies are named, not phrased: the surface phrases them.
+			msg := remedy.Describe(err)
+			if tt.wantMsg != "" && msg != tt.wantMsg {
+				t.Errorf("Find(%q) error:\n got %q\nwant %q", tt.preferred, msg, tt.wantMsg)
 			}
 			for _, s := range tt.wantIn {
-				if !strings.Contains(err.Error(), s) {
+				if !strings.Contains(msg, s) {
 					t.Errorf("Find(%q) error %q does not contain %q", tt.preferred, err, s)
 				}
 			}
@@ -443,11 +447,11 @@ func TestFromPath(t *testing.T) {
 		{name: "bare name is looked up on PATH", sys: linux, path: "chromium",
 			want: Browser{Chromium, "Chromium", "/usr/bin/chromium", "156.0.8078.79"}},
 		{name: "bare name not on PATH", sys: linux, path: "brave-browser",
-			wantErr: ErrNotExecutable, wantIn: []string{`"brave-browser"`, "not found on PATH", "--browser-path"}},
+			wantErr: ErrNotExecutable, wantIn: []string{`"brave-browser"`, "not found on PATH", "[executable /usr/bin/chromium]"}},
 		{name: "missing or not executable", sys: linux, path: "/home/u/notes.txt",
-			wantErr: ErrNotExecutable, wantIn: []string{"/home/u/notes.txt does not exist or is not executable", "--browser-path", "/usr/bin/chromium"}},
+			wantErr: ErrNotExecutable, wantIn: []string{"/home/u/notes.txt does not exist or is not executable", "[executable /usr/bin/chromium]"}},
 		{name: "empty", sys: linux, path: "",
-			wantErr: ErrNotExecutable, wantIn: []string{"empty", "--browser-path"}},
+			wantErr: ErrNotExecutable, wantIn: []string{"empty", "[executable /usr/bin/chromium]"}},
 		{name: "darwin .app bundle", sys: darwin, path: "/Applications/Brave Browser.app/",
 			want: Browser{Brave, "Brave", "/Applications/Brave Browser.app/Contents/MacOS/Brave Browser", "120.1.61.109"}},
 		{name: "darwin unknown app falls back to chromium", sys: darwin, path: "/Volumes/x/Thorium.app",
@@ -479,8 +483,8 @@ func TestFromPath(t *testing.T) {
 				t.Fatalf("FromPath(%q): err = %v, want errors.Is %v", tt.path, err, tt.wantErr)
 			}
 			for _, s := range tt.wantIn {
-				if !strings.Contains(err.Error(), s) {
-					t.Errorf("FromPath(%q) error %q does not contain %q", tt.path, err, s)
+				if msg := remedy.Describe(err); !strings.Contains(msg, s) {
+					t.Errorf("FromPath(%q) error %q does not contain %q", tt.path, msg, s)
 				}
 			}
 		})

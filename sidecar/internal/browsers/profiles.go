@@ -1,6 +1,6 @@
 package browsers
 
-import "strings"
+import "github.com/browser-coordinator/browser-coordinator/sidecar/internal/osdirs"
 
 // Profile is a browser's default user data folder: where the browser the
 // user runs every day keeps its profile (and, while remote debugging is on,
@@ -18,10 +18,10 @@ type profileDir struct {
 	dir  string // below the base, with "/" separators
 }
 
-// profileDirs lists, per OS, each channel's user data folder below a base:
-// ~/.config (or $XDG_CONFIG_HOME) on Linux and the other unixes,
-// ~/Library/Application Support on macOS, %LOCALAPPDATA% on Windows. Stable
-// channels come first.
+// profileDirs lists, per OS, each channel's user data folder below the
+// browsers' base (osdirs.Env.BrowserData): ~/.config (or $XDG_CONFIG_HOME)
+// on Linux and the other unixes, ~/Library/Application Support on macOS,
+// %LOCALAPPDATA% on Windows. Stable channels come first.
 func profileDirs(goos string) []profileDir {
 	switch goos {
 	case "darwin":
@@ -76,33 +76,37 @@ func profileDirs(goos string) []profileDir {
 
 // Profiles lists the default user data folders of the browsers on d's OS,
 // stable channels first, whether or not they exist. Without a home folder
-// (on Windows: %LOCALAPPDATA%) the list is empty.
+// the list is empty.
 func (d *Detector) Profiles() []Profile {
-	var base string
-	sep := "/"
-	switch d.GOOS {
-	case "windows":
-		base, sep = d.Getenv("LOCALAPPDATA"), `\`
-	case "darwin":
-		if home := d.Getenv("HOME"); home != "" {
-			base = home + "/Library/Application Support"
-		}
-	default:
-		base = d.Getenv("XDG_CONFIG_HOME")
-		if base == "" {
-			if home := d.Getenv("HOME"); home != "" {
-				base = home + "/.config"
-			}
-		}
+	home := d.Getenv("HOME")
+	if d.GOOS == "windows" {
+		home = d.Getenv("USERPROFILE")
 	}
-	if base == "" {
+	return ProfilesOf(osdirs.Env{GOOS: d.GOOS, Home: home, Getenv: d.Getenv})
+}
+
+// ProfilesOf lists the default user data folders of the browsers on env's
+// OS, stable channels first: the one list of where each browser keeps its
+// profiles (and looks for this user's native messaging hosts).
+func ProfilesOf(env osdirs.Env) []Profile {
+	base, err := env.BrowserData()
+	if err != nil {
 		return nil
 	}
-	base = strings.TrimRight(base, `/\`)
-	dirs := profileDirs(d.GOOS)
+	dirs := profileDirs(env.GOOS)
 	out := make([]Profile, 0, len(dirs))
 	for _, p := range dirs {
-		out = append(out, Profile{Type: p.typ, Name: p.name, Dir: base + sep + strings.ReplaceAll(p.dir, "/", sep)})
+		out = append(out, Profile{Type: p.typ, Name: p.name, Dir: env.Join(base, p.dir)})
 	}
 	return out
+}
+
+// StableProfile is the user data folder of t's stable channel on env's OS.
+func StableProfile(env osdirs.Env, t Type) (Profile, bool) {
+	for _, p := range ProfilesOf(env) {
+		if p.Type == t {
+			return p, true
+		}
+	}
+	return Profile{}, false
 }

@@ -18,7 +18,7 @@ type table struct {
 	// advice is the install hint appended to "install Chrome, Edge, Chromium or
 	// Brave" when nothing is found, e.g. "(on Debian/Ubuntu: apt-get install chromium)".
 	advice string
-	// example is an executable path to show in --browser-path advice.
+	// example is an executable path to show when a path is not one.
 	example string
 	// isAbs reports whether a path is absolute on this OS.
 	isAbs func(string) bool

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // script writes an executable shell script standing in for a browser.
@@ -151,7 +153,7 @@ func TestSystemFromPathNoExecuteBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := System().FromPath(t.Context(), p)
-	if !errors.Is(err, ErrNotExecutable) || !strings.Contains(err.Error(), "--browser-path") {
+	if !errors.Is(err, ErrNotExecutable) || !remedy.Has(err, remedy.Executable) {
 		t.Errorf("FromPath(%s): err = %v, want ErrNotExecutable with advice", p, err)
 	}
 }

@@ -156,6 +156,9 @@ func Redact(raw string) string {
 // DialTCP opens a connection to the endpoint, through TLS when it wants it.
 func (e Endpoint) DialTCP(ctx context.Context) (net.Conn, error) {
 	d := &net.Dialer{Timeout: 10 * time.Second}
+	if _, ok := ctx.Deadline(); ok {
+		d.Timeout = 0 // the caller's deadline bounds the dial
+	}
 	if !e.TLS {
 		return d.DialContext(ctx, "tcp", e.Addr)
 	}
@@ -193,13 +196,18 @@ func (e Endpoint) BrowserURL() string {
 	return scheme + e.Addr + e.WSPath
 }
 
-// DialWS opens a WebSocket to the endpoint's browser.
+// DialWS opens a WebSocket to the endpoint's browser. The handshake ends
+// with ctx's deadline, or after 10 s when ctx has none (a proxy that
+// launches a browser first answers later: give the context the time).
 func (e Endpoint) DialWS(ctx context.Context) (*websocket.Conn, error) {
 	d := websocket.Dialer{
 		NetDialContext:   func(ctx context.Context, _, _ string) (net.Conn, error) { return e.DialTCP(ctx) },
 		HandshakeTimeout: 10 * time.Second,
 		ReadBufferSize:   64 << 10,
 		WriteBufferSize:  64 << 10,
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		d.HandshakeTimeout = time.Until(deadline)
 	}
 	if e.TLS {
 		// The TLS handshake is done by DialTCP; the dialer must not add one.

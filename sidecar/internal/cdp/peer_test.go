@@ -64,10 +64,11 @@ func (c *client) send(msg string) {
 	}
 }
 
-// await returns the first message that match accepts, waiting up to 10 s.
+// await returns the first message that match accepts (a failure after
+// testutil.Guard: a 50 MB answer takes a while on a busy machine).
 func (c *client) await(what string, match func(string) bool) string {
 	c.t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(testutil.Guard)
 	seen := 0
 	for {
 		c.mu.Lock()
@@ -175,13 +176,11 @@ func TestAPeersEmulationEndsWithIt(t *testing.T) {
 	}
 	pa.peer.Close() // a leaves: its session is detached, and its emulation with it
 	pb := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
-	deadline := time.Now().Add(5 * time.Second)
-	for w := width(pb, 1); w != natural; w = width(pb, 2) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the emulation of a peer that left is still on: innerWidth %d, want %d", w, natural)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	id := 0
+	testutil.Poll(t, "the emulation of a peer that left ends", func() bool { // the browser says nothing when it drops it
+		id++
+		return width(pb, id) == natural
+	})
 }
 
 func TestPagePeerIsTheWholeConnectionToItsClient(t *testing.T) {
@@ -227,11 +226,11 @@ func TestBigAnswersPassWhole(t *testing.T) {
 		}
 	}
 	pp := open(t, b.Conn, cdp.PeerOptions{Mode: cdp.Page, Target: page})
-	const n = 50 << 20
+	const n = 24 << 20 // over every threshold on the way (the relay's 1 MiB, the 16 MiB of a /json body), and quick enough for -race on a busy machine
 	pp.send(fmt.Sprintf(`{"id":7,"method":"Runtime.evaluate","params":{"expression":"'x'.repeat(%d)","returnByValue":true}}`, n))
 	ans := pp.answer(7)
 	if v := gjson.Get(ans, "result.result.value").String(); len(v) != n {
-		t.Fatalf("a 50 MB answer arrived with %d bytes", len(v))
+		t.Fatalf("a %d MiB answer arrived with %d bytes", n>>20, len(v))
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(ans), &m); err != nil || string(m["id"]) != "7" {
@@ -247,7 +246,7 @@ func TestAPeerEndsWithItsConnection(t *testing.T) {
 	}
 	select {
 	case <-p.peer.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the peer outlived its connection")
 	}
 	if _, err := b.Conn.Open(context.Background(), cdp.PeerOptions{Mode: cdp.Browser}); err == nil {
@@ -319,6 +318,7 @@ func TestEventsRightAfterTheAttachAreThePeers(t *testing.T) {
 func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
 	detached := make(chan string, 4)
 	answerNow := make(chan struct{})
+	attachSeen := make(chan struct{}, 1)
 	url := fakeWS(t, func(ws *websocket.Conn) {
 		// Open's attach: answered once its caller has given up.
 		id, _, _, err := readCmd(ws)
@@ -338,6 +338,7 @@ func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
 			case "Target.attachToTarget":
 				// A client's attach on its browser session: answered once the
 				// client has gone.
+				attachSeen <- struct{}{}
 				<-answerNow
 				_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"id":`+id+`,"result":{"sessionId":"LEFT"},"sessionId":"B"}`))
 			case "Target.detachFromTarget":
@@ -358,7 +359,7 @@ func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
 			if got != want {
 				t.Fatalf("detached %q, want %q", got, want)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatalf("%q was never detached", want)
 		}
 	}
@@ -373,7 +374,7 @@ func TestAnAttachNoOneWaitsForIsDetached(t *testing.T) {
 
 	c := open(t, conn, cdp.PeerOptions{Mode: cdp.Browser})
 	c.send(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"T","flatten":true}}`)
-	time.Sleep(50 * time.Millisecond) // the attach is on its way
+	<-attachSeen // the attach has reached the browser, which holds its answer
 	c.peer.Close()
 	answerNow <- struct{}{}
 	// The peer's own session, as it closes; then the one its attach made.
@@ -483,13 +484,7 @@ func TestAnInterruptedOpenLeavesNoSession(t *testing.T) {
 			interrupted++
 		}
 		// The detach is on its way: wait for the browser to have done it.
-		deadline := time.Now().Add(5 * time.Second)
-		for attached() {
-			if time.Now().After(deadline) {
-				t.Fatalf("Open with a %v deadline (%v) left the page attached", d, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		testutil.Poll(t, fmt.Sprintf("the page attached by an Open with a %v deadline (%v) is detached", d, err), func() bool { return !attached() })
 	}
 	if interrupted == 0 {
 		t.Log("no Open was interrupted on this machine: the fake browser's test covers the case")
@@ -513,7 +508,7 @@ func TestAPagePeerEndsWithItsTarget(t *testing.T) {
 	}
 	select {
 	case <-p.peer.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the page peer outlived its tab")
 	}
 	if !errors.Is(p.peer.Err(), cdp.ErrDetached) {

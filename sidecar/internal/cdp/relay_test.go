@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -335,7 +336,7 @@ func TestServeEndsWhenTheClientHangsUp(t *testing.T) {
 	s.ws.Close()
 	select {
 	case <-s.ended:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("Serve still runs after its client hung up")
 	}
 }

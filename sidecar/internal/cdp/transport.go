@@ -40,8 +40,18 @@ type CloseWither interface {
 }
 
 // WriteTimeout bounds one write: a peer that stops reading for this long is
-// taken for gone, and its transport is failed.
+// taken for gone, and its transport is failed. A big message gets a second
+// more for every minWriteRate bytes (writeDeadline): a peer that reads a
+// 48 MiB screenshot slowly, on a busy machine, is reading, not gone.
 const WriteTimeout = 30 * time.Second
+
+// minWriteRate is the slowest reading a big message's write waits for.
+const minWriteRate = 256 << 10 // bytes a second
+
+// writeDeadline is when a write of n bytes that starts now has failed.
+func writeDeadline(n int) time.Time {
+	return time.Now().Add(WriteTimeout + time.Duration(n/minWriteRate)*time.Second)
+}
 
 // MaxMessage bounds one message read from a browser (a full-page screenshot
 // of a long page is tens of megabytes).
@@ -99,7 +109,7 @@ func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
 		return err
 	}
 	defer t.wmu.unlock()
-	_ = t.ws.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	_ = t.ws.SetWriteDeadline(writeDeadline(len(msg)))
 	return t.ws.WriteMessage(websocket.TextMessage, msg)
 }
 
@@ -178,7 +188,7 @@ func (t *pipeTransport) WriteMessage(ctx context.Context, msg []byte) error {
 		return err
 	}
 	defer t.wmu.unlock()
-	_ = t.w.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	_ = t.w.SetWriteDeadline(writeDeadline(len(msg)))
 	if len(msg) > 64<<10 {
 		// Too big to copy: the text, then its end.
 		if _, err := t.w.Write(msg); err != nil {

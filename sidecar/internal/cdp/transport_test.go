@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/tidwall/gjson"
 )
 
@@ -24,8 +26,20 @@ type pipeEnd struct {
 	in      *os.File // what the connection writes
 	out     *os.File // what the connection reads
 	conn    *cdp.Conn
+	head    []byte // read by underWay, still to be answered
 	mu      sync.Mutex
 	invalid []string // messages that were not whole JSON
+}
+
+// underWay returns once the connection has started a write: its first
+// byte is in the pipe (answer reads it with the rest).
+func (e *pipeEnd) underWay() {
+	e.t.Helper()
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(e.in, b); err != nil {
+		e.t.Fatalf("no write started: %v", err)
+	}
+	e.head = append(e.head, b...)
 }
 
 func newPipeEnd(t *testing.T) *pipeEnd {
@@ -51,7 +65,7 @@ func newPipeEnd(t *testing.T) *pipeEnd {
 // answer reads the connection's messages and answers each whole one with
 // an empty result; it returns when the pipe closes.
 func (e *pipeEnd) answer() {
-	r := bufio.NewReaderSize(e.in, 1<<20)
+	r := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(e.head), e.in), 1<<20)
 	for {
 		msg, err := r.ReadBytes(0)
 		if err != nil {
@@ -79,21 +93,21 @@ func TestADeadlineMidWriteDoesNotCutTheMessage(t *testing.T) {
 	// 1 MiB: far more than the pipe holds (64 KiB), so the write is under
 	// way when the deadline passes, and waits for the browser to read.
 	big := map[string]string{"pad": strings.Repeat("x", 1<<20)}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	first := make(chan error, 1)
 	go func() {
 		_, err := e.conn.Call(ctx, "", "Browser.getVersion", big)
 		first <- err
 	}()
-	<-ctx.Done()
-	time.Sleep(50 * time.Millisecond) // the deadline is well past, the write still blocked
+	e.underWay()                     // the write has started, and waits for the browser to read
+	cancel(context.DeadlineExceeded) // the caller's deadline passes mid-write
 	go e.answer()
 	// Its answer may beat its deadline to the caller; anything else is wrong.
-	if err := <-first; err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := <-first; err != nil && !errors.Is(err, context.Canceled) {
 		t.Fatalf("the first call: %v, want its answer or its deadline", err)
 	}
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx2, cancel2 := context.WithTimeout(context.Background(), testutil.Guard)
 	defer cancel2()
 	if _, err := e.conn.Call(ctx2, "", "Browser.getVersion", nil); err != nil {
 		t.Fatalf("the next call on the connection: %v", err)
@@ -134,7 +148,7 @@ func TestAWriteThatFailsOnceStartedEndsTheConnection(t *testing.T) {
 	}
 	select {
 	case <-e.conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the connection outlived a write cut short")
 	}
 	if why := e.conn.Err(); why == nil || !strings.Contains(why.Error(), "write to the browser") || !strings.Contains(why.Error(), "cut short") {
@@ -155,7 +169,14 @@ func TestAWaitingWriterGivesUpWithItsContext(t *testing.T) {
 	defer tr.Close()
 	blocked := make(chan error, 1)
 	go func() { blocked <- tr.WriteMessage(context.Background(), bytes.Repeat([]byte("x"), 1<<20)) }()
-	time.Sleep(50 * time.Millisecond) // the first write fills the pipe and waits
+	// The first write has started (its first byte is out) and holds the
+	// lock: 1 MiB fills the pipe, and nothing reads on.
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(toR, first); err != nil {
+		t.Fatal(err)
+	}
+	// The second writer's deadline can only pass while it waits: short is
+	// safe, a busy machine only makes it wait longer.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if err := tr.WriteMessage(ctx, []byte(`{"id":1}`)); !errors.Is(err, context.DeadlineExceeded) {
@@ -164,7 +185,7 @@ func TestAWaitingWriterGivesUpWithItsContext(t *testing.T) {
 	// Drain: the first message arrives whole, and nothing after it.
 	got := make(chan []byte, 1)
 	go func() {
-		r := bufio.NewReaderSize(toR, 1<<20)
+		r := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), toR), 1<<20)
 		msg, _ := r.ReadBytes(0)
 		got <- msg
 	}()

@@ -40,6 +40,8 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/endpoint"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Backend is what the proxy serves now: Conn, or Endpoint (maybe with a
@@ -88,8 +90,11 @@ type Config struct {
 	Port     int      // 0 picks a free port
 	Resolver Resolver // the backend, resolved per connection
 	// Secret, when set, must be the first segment of every path; "" serves
-	// without (--proxy-auth off).
+	// without.
 	Secret string
+	// Words phrase the remedies of the proxy's own refusals (the surface's
+	// words: a flag, a tool); nil leaves them unsaid.
+	Words  remedy.Words
 	Logger *slog.Logger // nil: slog.Default()
 }
 
@@ -149,7 +154,7 @@ func Listen(cfg Config) (*Proxy, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Port)))
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, fmt.Errorf("%w: 127.0.0.1:%d (choose another --proxy-port, or omit it to pick a free one)", ErrPortInUse, cfg.Port)
+			return nil, remedy.With(fmt.Errorf("%w: 127.0.0.1:%d", ErrPortInUse, cfg.Port), remedy.ProxyPort)
 		}
 		return nil, fmt.Errorf("listen on 127.0.0.1:%d: %w", cfg.Port, err)
 	}
@@ -176,39 +181,25 @@ func (p *Proxy) Port() int { return p.port }
 // Secret is the path segment clients must send ("" without).
 func (p *Proxy) Secret() string { return p.cfg.Secret }
 
-func (p *Proxy) prefix() string {
-	if p.cfg.Secret == "" {
-		return ""
-	}
-	return "/" + p.cfg.Secret
-}
+// Endpoints are the proxy's endpoints (package endpoint writes them down).
+func (p *Proxy) Endpoints() endpoint.Proxy { return endpoint.Proxy{Port: p.port, Secret: p.cfg.Secret} }
 
 // Base is http://127.0.0.1:PORT, where the control API answers.
-func (p *Proxy) Base() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) }
+func (p *Proxy) Base() string { return p.Endpoints().Base() }
 
 // Endpoint is the HTTP endpoint clients are given: http://127.0.0.1:PORT/<secret>.
-func (p *Proxy) Endpoint() string { return "http://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() }
+func (p *Proxy) Endpoint() string { return p.Endpoints().HTTP() }
 
-// BrowserPath is the browser WebSocket path the proxy hands out. Any
-// /devtools/browser/<id> reaches whichever browser runs; this one's id is
-// the coordinator's own, so that it stays the same across restarts, and it
-// has one because clients that replace an endpoint's path (chromedp's
-// remote allocator) take a URL as a browser's only when it has an id.
-const BrowserPath = "/devtools/browser/coordinator"
+// BrowserPath is the browser WebSocket path the proxy hands out (see
+// endpoint.BrowserPath).
+const BrowserPath = endpoint.BrowserPath
 
 // WSEndpoint is a browser WebSocket endpoint that stays valid across browser
 // restarts: the proxy maps it to whichever browser runs.
-func (p *Proxy) WSEndpoint() string {
-	return "ws://127.0.0.1:" + strconv.Itoa(p.port) + p.prefix() + BrowserPath
-}
+func (p *Proxy) WSEndpoint() string { return p.Endpoints().WS() }
 
 // Redacted is Endpoint with the secret left out, for logs and status.
-func (p *Proxy) Redacted() string {
-	if p.cfg.Secret == "" {
-		return p.Endpoint()
-	}
-	return "http://127.0.0.1:" + strconv.Itoa(p.port) + "/<secret>"
-}
+func (p *Proxy) Redacted() string { return p.Endpoints().Redacted().HTTP() }
 
 // Close stops accepting, closes every client, and waits briefly for
 // in-flight HTTP requests.
@@ -340,8 +331,8 @@ func (p *Proxy) takeToken(r *http.Request) bool {
 // do, as JSON under /json (where clients decode the answer whatever its
 // status) and as text elsewhere.
 func (p *Proxy) refuseUnauthorized(w http.ResponseWriter, r *http.Request) {
-	msg := "browser-coordinator: this CDP endpoint needs the coordinator's secret: in the path, as in the endpoints it gives (cdpEndpoint and wsEndpoint in its state file; {cdp_endpoint} and {ws_endpoint} in browser-coordinator wrap), " +
-		"or as ?" + TokenParam + "=SECRET for a client that replaces the path (chromedp, go-rod: give them {ws_endpoint}); a hand-written setup can start the coordinator with --proxy-auth off"
+	msg := p.cfg.Words.Phrase("browser-coordinator: this CDP endpoint needs the coordinator's secret: in the path, as in the endpoints it gives (cdpEndpoint and wsEndpoint in its state file; {cdp_endpoint} and {ws_endpoint} in browser-coordinator wrap), "+
+		"or as ?"+TokenParam+"=SECRET for a client that replaces the path (chromedp, go-rod: give them {ws_endpoint})", []remedy.Remedy{{Kind: remedy.ProxyAuthOff}})
 	if !isJSONPath(r.URL.Path) {
 		access.Refuse(w, http.StatusUnauthorized, msg)
 		return
@@ -409,7 +400,7 @@ func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) 
 // to ::1 first on some systems, where another user could listen on the same
 // port), and the path prefix that carries the secret.
 func (p *Proxy) proxyHost(*http.Request) string {
-	return "127.0.0.1:" + strconv.Itoa(p.port) + p.prefix()
+	return p.Endpoints().Authority()
 }
 
 // changedSince: the backend was dropped since gen, while r still waits.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
@@ -40,9 +41,13 @@ func portBackend(b *testbrowser.Browser) Backend {
 
 const secret = "s3cr3t"
 
+// testWords name each remedy: the proxy says its remedies in the words it
+// is given (the command line gives flags: scripts/e2e/lifecycle.test.mjs).
+var testWords = remedy.Words{remedy.ProxyAuthOff: "[proxy-auth-off]"}
+
 func listen(t *testing.T, r Resolver) *Proxy {
 	t.Helper()
-	p, err := Listen(Config{Resolver: r, Secret: secret})
+	p, err := Listen(Config{Resolver: r, Secret: secret, Words: testWords})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +246,9 @@ func TestLargeFrame(t *testing.T) {
 	}
 	var att struct{ SessionID string }
 	json.Unmarshal(res, &att)
-	// 100 MiB in one answer frame, the size of a very large screenshot.
-	const size = 100 << 20
+	// 48 MiB in one answer frame, a very large screenshot (sized so that
+	// -race on a busy machine takes seconds, not minutes).
+	const size = 48 << 20
 	got := evaluate(t, c, att.SessionID, fmt.Sprintf("'x'.repeat(%d)", size))
 	if len(got) != size+2 {
 		t.Fatalf("answer has %d bytes, want %d", len(got), size+2)
@@ -301,7 +307,7 @@ func TestDropConnections(t *testing.T) {
 	}
 	select {
 	case <-c.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("client connection survived DropConnections")
 	}
 	// The same port serves the next connection.
@@ -434,7 +440,7 @@ func rawExchange(t *testing.T, port int, head string, waitClose bool) (code int,
 	}
 	data, _ := io.ReadAll(resp.Body)
 	if waitClose {
-		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_ = conn.SetReadDeadline(time.Now().Add(testutil.Guard))
 		_, err = conn.Read(make([]byte, 1))
 		closed = errors.Is(err, io.EOF)
 	}
@@ -459,7 +465,7 @@ func TestRefusals(t *testing.T) {
 		{"localhost page Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: http://localhost:3000\r\n" + upgrade + "\r\n", 403, "refused Origin"},
 		{"DevTools' Origin", "GET /" + secret + "/devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nOrigin: devtools://devtools\r\n" + upgrade + "\r\n", 403, "refused Origin"},
 		{"foreign Origin on /json", "GET /" + secret + "/json/list HTTP/1.1\r\nHost: localhost:%d\r\nOrigin: https://attacker.example\r\n\r\n", 403, "refused Origin"},
-		{"no secret", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "--proxy-auth off"},
+		{"no secret", "GET /json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "[proxy-auth-off]"},
 		{"no secret on a WebSocket", "GET /devtools/browser HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" + upgrade + "\r\n", 401, "needs the coordinator's secret"},
 		{"a wrong secret", "GET /s3cr3u/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
 		{"the secret's prefix", "GET /s3cr/json/version HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n", 401, "needs the coordinator's secret"},
@@ -656,7 +662,7 @@ func TestNoBrowserIsA502WithTheReason(t *testing.T) {
 func TestPortInUse(t *testing.T) {
 	p := listen(t, static(Backend{}))
 	_, err := Listen(Config{Port: p.Port(), Resolver: static(Backend{})})
-	if !errors.Is(err, ErrPortInUse) || !strings.Contains(err.Error(), "--proxy-port") {
+	if !errors.Is(err, ErrPortInUse) || !remedy.Has(err, remedy.ProxyPort) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -130,7 +130,7 @@ func (w *wire) request(method, params string) json.RawMessage {
 // await returns the first message received that matches.
 func (w *wire) await(match func(map[string]json.RawMessage) bool) json.RawMessage {
 	w.t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(testutil.Guard)
 	for seen := 0; ; {
 		w.mu.Lock()
 		msgs := w.msgs
@@ -356,13 +356,16 @@ func TestChildrenThatCannotStart(t *testing.T) {
 		name, mode string
 		command    []string
 		want       []string
+		// start bounds the start; the garbage child must have printed by
+		// then, which a busy machine takes seconds to do.
+		start time.Duration
 	}{
-		{"missing command", "", []string{"no-such-mcp-server-here", "--flag"}, []string{"start the child MCP no-such-mcp-server-here --flag", "executable file not found"}},
-		{"exits at once", "exit", nil, []string{"did not answer initialize", "exited at once (exit status 2)"}},
-		{"only garbage on stdout", "garbage", nil, []string{"did not answer initialize in time", "2 line(s) to stdout that are not JSON-RPC", "Hello! I am a server"}},
+		{"missing command", "", []string{"no-such-mcp-server-here", "--flag"}, []string{"start the child MCP no-such-mcp-server-here --flag", "executable file not found"}, 2 * time.Second},
+		{"exits at once", "exit", nil, []string{"did not answer initialize", "exited at once (exit status 2)"}, 2 * time.Second},
+		{"only garbage on stdout", "garbage", nil, []string{"did not answer initialize in time", "2 line(s) to stdout that are not JSON-RPC", "Hello! I am a server"}, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			child := fake(t, tc.mode, Config{StartTimeout: 2 * time.Second})
+			child := fake(t, tc.mode, Config{StartTimeout: tc.start})
 			if tc.command != nil {
 				child.cfg.Command = tc.command
 			}
@@ -413,13 +416,20 @@ func TestGarbageLinesOnStdoutAreSkipped(t *testing.T) {
 
 // syncBuffer is a bytes.Buffer for a logger that several goroutines use.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
+	mu    sync.Mutex
+	b     *bytes.Buffer
+	wrote chan struct{} // nil, or told of each write (room for one)
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.wrote != nil {
+		select {
+		case s.wrote <- struct{}{}:
+		default:
+		}
+	}
 	return s.b.Write(p)
 }
 
@@ -436,7 +446,7 @@ func TestACallBeforeAnyListWaitsForTheChild(t *testing.T) {
 }
 
 func TestCloseDuringAStartIsQuiet(t *testing.T) {
-	logs := &syncBuffer{b: &bytes.Buffer{}}
+	logs := &syncBuffer{b: &bytes.Buffer{}, wrote: make(chan struct{}, 1)}
 	read := func() string {
 		logs.mu.Lock()
 		defer logs.mu.Unlock()
@@ -449,11 +459,12 @@ func TestCloseDuringAStartIsQuiet(t *testing.T) {
 		_, err := child.Start(context.Background())
 		started <- err
 	}()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(read(), "not JSON-RPC"); {
-		if time.Now().After(deadline) {
+	for guard := time.After(time.Minute); !strings.Contains(read(), "not JSON-RPC"); {
+		select {
+		case <-logs.wrote:
+		case <-guard:
 			t.Fatalf("the child did not start: %s", read())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	child.Close()
 	if err := <-started; err != ErrClosed {

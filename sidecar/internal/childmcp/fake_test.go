@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"time"
 )
 
 // The test binary doubles as the child MCP: with FAKE_CHILD set, TestMain
@@ -144,8 +143,8 @@ func fakeChild() int {
 			case "crash":
 				return 3
 			case "stall":
-				mark("stalled") // what comes next stays unread in the pipe
-				time.Sleep(500 * time.Millisecond)
+				mark("stalled")
+				awaitInput() // what comes next is in the pipe, and stays unread there
 				return 3
 			case "pid":
 				result(fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, os.Getpid()))

@@ -25,7 +25,7 @@ func TestADeadChildIsStartedAgainByTheNextCall(t *testing.T) {
 	// Gone before the call is written (noticed or not): the call goes to a
 	// new child. (One killed while the call is written is a child that died
 	// during the call, below.)
-	testutil.WaitExit(t, first, 5*time.Second)
+	testutil.WaitExit(t, first, testutil.Guard)
 	second, _ := strconv.Atoi(resultText(t, callTool(w, "pid", `{}`)))
 	if second == first || second == 0 {
 		t.Fatalf("pid %d after %d", second, first)
@@ -92,7 +92,7 @@ func TestCloseEndsTheWholeGroup(t *testing.T) {
 		t.Fatal("the child survived Close")
 	}
 	// The group was killed; the kernel finishes the grandchild off at once.
-	testutil.WaitExit(t, grandchild, 5*time.Second)
+	testutil.WaitExit(t, grandchild, testutil.Guard)
 	// Calls after Close fail cleanly.
 	if _, err := child.Call(context.Background(), "tools/call", map[string]any{"name": "pid"}); err != ErrClosed {
 		t.Errorf("call after close: %v", err)

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // How says how Resolve read the command line given after --mcp.
@@ -48,7 +50,7 @@ func Resolve(argv []string, lookPath func(string) (string, error)) ([]string, Ho
 	}
 	name := argv[0]
 	if strings.HasPrefix(name, "-") {
-		return nil, "", fmt.Errorf("%w (%q): put the coordinator's flags before --mcp and the child's command after it, e.g. --browser chrome --mcp @playwright/mcp@latest; --mcp alone runs Playwright MCP", ErrFlagFirst, name)
+		return nil, "", remedy.With(fmt.Errorf("%w (%q)", ErrFlagFirst, name), remedy.FlagsBeforeChild)
 	}
 	if _, err := lookPath(name); err == nil {
 		return slices.Clone(argv), AsCommand, nil

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 func TestResolve(t *testing.T) {
@@ -49,7 +51,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, in := range [][]string{{"--browser", "chrome"}, {"-y", "@playwright/mcp"}} {
 		_, _, err := Resolve(in, onPath())
-		if !errors.Is(err, ErrFlagFirst) || !strings.Contains(err.Error(), "before --mcp") {
+		if !errors.Is(err, ErrFlagFirst) || !remedy.Has(err, remedy.FlagsBeforeChild) {
 			t.Errorf("%q: %v; want ErrFlagFirst saying where flags go", in, err)
 		}
 	}

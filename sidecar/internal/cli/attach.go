@@ -39,7 +39,7 @@ func (f serveFlags) attachEndpoint(ctx context.Context) (*coordinator.Source, in
 	e, err := cdp.Probe(probe, f.cdpEndpoint, header)
 	switch {
 	case errors.Is(err, cdp.ErrUnreachable):
-		fmt.Fprintf(os.Stderr, "browser-coordinator: %v\nIs the browser running with remote debugging on (--remote-debugging-port), and are the address and headers right?\n", err)
+		fmt.Fprintf(os.Stderr, "browser-coordinator: %s\nIs the browser running with remote debugging on (--remote-debugging-port), and are the address and headers right?\n", say(err))
 		return nil, exitUnreachable, false
 	case err != nil:
 		return nil, fail(os.Stderr, "--cdp-endpoint: %v", err), false

@@ -137,6 +137,11 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 }
 
 func fail(w io.Writer, format string, a ...any) int {
+	for i, v := range a {
+		if err, ok := v.(error); ok {
+			a[i] = say(err) // its remedies, in flags
+		}
+	}
 	fmt.Fprintf(w, "browser-coordinator: "+format+"\n", a...)
 	return exitError
 }

@@ -107,7 +107,7 @@ func serveArgs(t *testing.T, dir string, env []string, args ...string) *running 
 	}
 	s := &running{cmd: cmd, stdin: stdin}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(time.Minute) // a failure guard: a busy machine starts slowly
 	for s.path == "" {
 		select {
 		case ev := <-w.Events:
@@ -124,19 +124,29 @@ func serveArgs(t *testing.T, dir string, env []string, args ...string) *running 
 }
 
 // waitFor waits until the state file satisfies ok: the coordinator
-// connects or launches after it wrote its first state file.
+// connects or launches after it wrote its first state file. It looks again
+// whenever the folder changes (the file is replaced at each write).
 func (s *running) waitFor(t *testing.T, what string, ok func(state.File) bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(s.path)); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.After(time.Minute)
 	for {
 		f, err := state.Read(s.path)
 		if err == nil && ok(f) {
 			return
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not %s after 10 s: %+v (%v)", what, f, err)
+		select {
+		case <-w.Events:
+		case <-guard:
+			t.Fatalf("not %s after a minute: %+v (%v)", what, f, err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -150,7 +160,7 @@ func (s *running) wait(t *testing.T) int {
 			return ee.ExitCode()
 		}
 		return 0
-	case <-time.After(20 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("serve did not exit")
 		return -1
 	}
@@ -214,7 +224,7 @@ func TestTakenProxyPortExits3(t *testing.T) {
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 	r := run(t, env, "--proxy-port", fmt.Sprint(port), "--browser-path", testutil.BrowserPath(t))
-	if r.code != 3 || !strings.Contains(r.stderr, "already in use") {
+	if r.code != 3 || !strings.Contains(r.stderr, "already in use") || !strings.Contains(r.stderr, "choose another --proxy-port") {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -289,6 +299,13 @@ func TestStatusAndControlCommands(t *testing.T) {
 	}
 	if r := run(t, env, "launch", "--browser", "firefox"); r.code != 1 || !strings.Contains(r.stderr, "unknown browser type") {
 		t.Fatalf("launch --browser firefox: %+v", r)
+	}
+	// The control API sends what can be done as remedies; the command line
+	// says them with its own flags, not the tools' arguments.
+	r = run(t, env, "launch", "--browser-path", "/bin/sh")
+	if r.code != 1 || !strings.Contains(r.stderr, "is not a browser this coordinator may launch") ||
+		!strings.Contains(r.stderr, "use --browser to pick a detected one") || strings.Contains(r.stderr, "browserType") {
+		t.Fatalf("launch --browser-path /bin/sh: %+v", r)
 	}
 }
 

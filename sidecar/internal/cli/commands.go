@@ -123,7 +123,7 @@ func runWrap(args []string) int {
 	}
 	code, err := wrap.Exec(wrap.Expand(argv, f), wrap.Expand(os.Environ(), f))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+		fmt.Fprintln(os.Stderr, "browser-coordinator:", say(err))
 	}
 	return code
 }

@@ -91,7 +91,7 @@ func runControl(action string, args []string, w io.Writer) int {
 	client := control.Client{Endpoint: e.File.ControlURL(), Token: e.File.ControlToken}
 	s, err := client.Do(context.Background(), action, body)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "browser-coordinator: %s: %v\n", action, err)
+		fmt.Fprintf(os.Stderr, "browser-coordinator: %s: %s\n", action, say(err))
 		if s.ProxyPort == 0 {
 			return exitError
 		}

@@ -93,7 +93,7 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordi
 	}
 	ln, err := mcphttp.Listen(f.listen)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+		fmt.Fprintln(os.Stderr, "browser-coordinator:", say(err))
 		return exitPortInUse
 	}
 	base := "http://" + ln.Addr().String()

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 // Single-entry mode (--mcp) and the HTTP transport, as a user starts them.
@@ -100,7 +102,7 @@ func start(t *testing.T, env []string, args ...string) *process {
 // awaitLog returns the first match of re in the stderr lines to come.
 func (p *process) awaitLog(t *testing.T, re *regexp.Regexp) []string {
 	t.Helper()
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		select {
 		case line, ok := <-p.lines:

@@ -76,7 +76,7 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	if hasMCP {
 		var err error
 		if child, err = childCommand(child); err != nil {
-			fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+			fmt.Fprintln(os.Stderr, "browser-coordinator:", say(err))
 			return f, exitError, false
 		}
 	}
@@ -186,11 +186,13 @@ func runServe(args []string) int {
 		return code
 	}
 	stateDir := state.DefaultDir(f.stateDir)
+	surface, _ := f.surface(log) // checked with the other flags
 	cfg := coordinator.Config{
 		Options:       opts,
 		StateDir:      stateDir,
 		ProxyPort:     f.proxyPort,
 		NoProxySecret: f.proxyAuth == "off",
+		Words:         mcpserver.Words(surface), // the agent's words, for what the proxy tells its CDP clients
 		Logger:        log,
 		Reach:         reach.Policy{AllowFiles: f.allowFiles, FilesHint: allowFilesHint},
 	}
@@ -199,7 +201,7 @@ func runServe(args []string) int {
 	}
 	c, err := coordinator.New(cfg)
 	if errors.Is(err, cdpproxy.ErrPortInUse) {
-		fmt.Fprintln(os.Stderr, "browser-coordinator:", err)
+		fmt.Fprintln(os.Stderr, "browser-coordinator:", say(err))
 		return exitPortInUse
 	}
 	if err != nil {
@@ -219,6 +221,7 @@ func runServe(args []string) int {
 		case <-done:
 		case <-time.After(15 * time.Second):
 			log.Error("shutdown took too long; exiting anyway")
+			os.Remove(c.StatePath()) // no state file outlives its coordinator (the browser dies with the process group)
 		}
 	}()
 
@@ -230,7 +233,6 @@ func runServe(args []string) int {
 		defer tiers.Close()
 	}
 
-	surface, _ := f.surface(log) // checked with the other flags
 	served, err := mcpserver.Build(c, surface)
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
@@ -249,7 +251,7 @@ func runServe(args []string) int {
 
 // surface is the tool surface the flags ask for.
 func (f serveFlags) surface(log *slog.Logger) (mcpserver.Options, error) {
-	o := mcpserver.Options{FollowUserFocus: f.followUserFocus, Logger: log}
+	o := mcpserver.Options{FollowUserFocus: f.followUserFocus, StartWords: startWords(), Logger: log}
 	switch f.tools {
 	case "default":
 		o.PageTools = f.pageTools

@@ -16,6 +16,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/access"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Actions of the API, each at /coordinator/<action>.
@@ -26,10 +27,13 @@ const (
 	ActionRestart = "restart"
 )
 
-// ErrorBody is the body of every error answer.
+// ErrorBody is the body of every error answer: what went wrong, and what
+// can be done about it as remedy kinds, which each client says in its own
+// words (the command line's flags, the VS Code extension's settings).
 type ErrorBody struct {
-	Error  string              `json:"error"`
-	Status *coordinator.Status `json:"status,omitempty"`
+	Error    string              `json:"error"`
+	Remedies []remedy.Remedy     `json:"remedies,omitempty"`
+	Status   *coordinator.Status `json:"status,omitempty"`
 }
 
 // Handler serves the control API of c; token is its bearer token.
@@ -123,7 +127,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeError(w http.ResponseWriter, code int, err error, s *coordinator.Status) {
-	writeJSON(w, code, ErrorBody{Error: err.Error(), Status: s})
+	writeJSON(w, code, ErrorBody{Error: err.Error(), Remedies: remedy.Of(err), Status: s})
 }
 
 // Client calls a coordinator's control API.
@@ -134,7 +138,8 @@ type Client struct {
 }
 
 // Do runs action with body (nil, or launch options) and returns the status.
-// An error answer still returns the status it carried, if any.
+// An error answer still returns the status it carried, if any, and its
+// error carries the answer's remedies.
 func (c Client) Do(ctx context.Context, action string, body any) (coordinator.Status, error) {
 	var s coordinator.Status
 	method := http.MethodPost
@@ -178,5 +183,5 @@ func (c Client) Do(ctx context.Context, action string, body any) (coordinator.St
 	if e.Status != nil {
 		s = *e.Status
 	}
-	return s, errors.New(e.Error)
+	return s, &remedy.Error{Err: errors.New(e.Error), Remedies: e.Remedies}
 }

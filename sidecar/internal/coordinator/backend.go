@@ -14,6 +14,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -80,7 +81,8 @@ type Source struct {
 	Kind     string // state.BackendTier2, BackendAttach, BackendEveryday
 	Key      string // the same Key is the same source (SetSource changes nothing)
 	Describe string // for status and messages: "VS Code's CDP port 41234"
-	Hint     string // ends a refusal of options it cannot have (what to do instead)
+	// Remedies end a refusal of options it cannot have (what to do instead).
+	Remedies []remedy.Kind
 	// Connector connects to it.
 	Connector Connector
 	// Fallback: when it does not answer (ErrUnreachable), launch a browser

@@ -35,6 +35,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -85,6 +86,13 @@ type Config struct {
 	// EverydayWait is how long a start of the everyday browser waits for
 	// the extension to connect; 0 means 10 s.
 	EverydayWait time.Duration
+
+	// Words phrase the remedies of errors that reach clients through the
+	// coordinator's own surfaces — the CDP proxy's answers, VS Code's
+	// browser view's refusals — in the words of the surface the agent
+	// uses (the same as its MCP tools'); nil leaves remedies unsaid.
+	Words remedy.Words
+
 	// Reach is what the agent may reach: local files (CheckOpen, in every
 	// backend) and, in the everyday browser, what its clients may do
 	// through the tabs (package reach).
@@ -283,10 +291,14 @@ func (c *Coordinator) Token() string { return c.token }
 func (c *Coordinator) Backend(ctx context.Context) (cdpproxy.Backend, error) {
 	b, err := c.ensure(ctx)
 	if err != nil {
-		return cdpproxy.Backend{}, err
+		return cdpproxy.Backend{}, c.cfg.Words.Phrased(err) // the proxy tells its client
 	}
 	return b.proxy, nil
 }
+
+// Words are the words of the surface the coordinator's clients see
+// (Config.Words).
+func (c *Coordinator) Words() remedy.Words { return c.cfg.Words }
 
 // Ensure makes sure a browser is there, starting it (launching, or
 // connecting) if not, and returns the status.
@@ -533,8 +545,8 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	before := m.launches
 	if m.source != nil {
 		if !sameBrowser(next, prev) {
-			return c.Status(), false, badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode; "+
-				"coordinator_restart_browser reconnects to it%s", m.source.Describe, m.source.Hint)
+			return c.Status(), false, remedy.With(badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode",
+				m.source.Describe), append([]remedy.Kind{remedy.Reconnect}, m.source.Remedies...)...)
 		}
 	} else if !sameBrowser(next, prev) {
 		// Bad options change nothing: check the executable before stopping

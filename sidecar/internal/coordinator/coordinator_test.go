@@ -45,6 +45,9 @@ func newCoordinator(t *testing.T, cfg Config) *Coordinator {
 		cfg.Options.BrowserPath = testutil.BrowserPath(t)
 	}
 	cfg.Options.Headless = true
+	if cfg.LaunchTimeout == 0 {
+		cfg.LaunchTimeout = testutil.Guard // more than the launcher's default: a busy machine's -race run
+	}
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +138,7 @@ func TestFirstProxyConnectionLaunches(t *testing.T) {
 
 func TestStopRestartKeepThePort(t *testing.T) {
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	s1, err := c.Ensure(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +158,7 @@ func TestStopRestartKeepThePort(t *testing.T) {
 	}
 	select {
 	case <-conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("client connection to the old browser was not closed")
 	}
 	conn2, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
@@ -450,7 +453,7 @@ func TestAttachTabGivesASessionOfItsOwn(t *testing.T) {
 		if m.Method != "Runtime.executionContextCreated" {
 			t.Fatalf("first event %s", m.Method)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("no event reached the session's handler")
 	}
 	if _, err := c.AttachTab(ctx, "no-such-target", nil); !errors.Is(err, ErrNoTab) {

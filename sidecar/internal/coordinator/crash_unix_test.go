@@ -3,13 +3,13 @@
 package coordinator
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"syscall"
 	"testing"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
@@ -18,8 +18,8 @@ func TestACallRightAfterACrashWaitsForTheRelaunch(t *testing.T) {
 	// OpenTab on every third): the call must reach the relaunched browser,
 	// not fail on the dead one.
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
 	for round := range 20 {
+		ctx := testutil.Context(t) // each round's dial may wait for a launch: long on a busy machine
 		s, err := c.Ensure(ctx)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)

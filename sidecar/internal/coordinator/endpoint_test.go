@@ -10,6 +10,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
@@ -28,7 +29,7 @@ func attachTo(b *testbrowser.Browser) *Source {
 // pagesSeen lists the page URLs a client sees through the proxy.
 func pagesSeen(t *testing.T, c *Coordinator) string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestAttach(t *testing.T) {
 	// Browser options cannot change a browser the coordinator did not start.
 	_, _, err = c.Launch(ctx, func(o *Options) { o.Headless = !o.Headless })
 	var bad *BadRequestError
-	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "reconnects") {
+	if !errors.As(err, &bad) || !remedy.Has(err, remedy.Reconnect) {
 		t.Fatalf("launch with other options: %v", err)
 	}
 	// Stop lets go; it never kills what it did not start.
@@ -98,7 +99,7 @@ func TestAttachedBrowserGoingAwayIsNoticed(t *testing.T) {
 func TestSwitchingBackendsLive(t *testing.T) {
 	other := otherBrowser(t)
 	c := newCoordinator(t, Config{})
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	s, err := c.Ensure(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -112,13 +113,13 @@ func TestSwitchingBackendsLive(t *testing.T) {
 	c.SetSource(attachTo(other))
 	select {
 	case <-conn.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("a client of the old backend was not disconnected")
 	}
 	if !strings.Contains(pagesSeen(t, c), "other-browser") {
 		t.Fatal("after the switch, clients do not reach the new backend")
 	}
-	testutil.WaitExit(t, launched, 10*time.Second) // the launched browser is no longer needed
+	testutil.WaitExit(t, launched, testutil.Guard) // the launched browser is no longer needed
 	if s := c.Status(); s.ProxyPort != port || s.Backend != state.BackendAttach {
 		t.Fatalf("after the switch: %+v", s)
 	}
@@ -143,7 +144,7 @@ func TestUnreachableSourceFallsBackWhenAsked(t *testing.T) {
 	if err != nil || s.Backend != state.BackendTier1 || s.State != Running || !strings.Contains(s.Fallback, "does not answer") {
 		t.Fatalf("fallback: %+v %v", s, err)
 	}
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		select {
 		case ev := <-events:

@@ -17,6 +17,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
@@ -37,7 +38,7 @@ import (
 //     autoConnect reads them. One WebSocket for every client, so the user
 //     answers the browser's prompt once.
 //
-// A profile given with --user-data-dir picks the second way. Without one,
+// A profile given with --user-data-dir (Config.EverydayProfile) picks the second way. Without one,
 // the extension is used when a native host has announced itself (the
 // browser runs with the extension); otherwise a default profile whose
 // DevToolsActivePort answers; otherwise the start waits a while for the
@@ -52,10 +53,10 @@ const (
 // defaultEverydayWait is how long a start waits for the extension.
 const defaultEverydayWait = 10 * time.Second
 
-// everydayNotConnected is the advice a start that found no way in ends with.
-const everydayNotConnected = "open your browser with the Browser Coordinator extension installed and its native host registered " +
-	"(browser-coordinator install --host chrome|edge|chromium|brave), or, in Chrome 144 or later, allow remote debugging at " +
-	"chrome://inspect/#remote-debugging (and pass --user-data-dir when the profile is not the default one)"
+// everydayNotConnected is the advice a start that found no way in ends
+// with; the surface adds how to register the host and name a profile.
+const everydayNotConnected = "open your browser with the Browser Coordinator extension installed and its native host registered, " +
+	"or, in Chrome 144 or later, allow remote debugging at chrome://inspect/#remote-debugging"
 
 // EverydaySource is the user's own browser as a source (backend everyday).
 // Its profile is Config.EverydayProfile.
@@ -82,7 +83,7 @@ func (c *Coordinator) EverydaySource() *Source {
 		Kind:     state.BackendEveryday,
 		Key:      "everyday",
 		Describe: "your own browser",
-		Hint:     "; coordinator_launch_browser with another browserType switches to a browser of the coordinator's own",
+		Remedies: []remedy.Kind{remedy.SwitchBrowser},
 		// The browser may hold the first call until the user answers its
 		// prompt (the debugging-port way).
 		ConnectTimeout: wait + 60*time.Second,
@@ -140,7 +141,8 @@ func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
 	cancel()
 	if err != nil {
 		ec.Close()
-		return nil, fmt.Errorf("your browser is not connected: %w; %s", err, everydayNotConnected)
+		return nil, remedy.With(fmt.Errorf("your browser is not connected: %w; %s", err, everydayNotConnected),
+			remedy.RegisterHost, remedy.EverydayProfile)
 	}
 	conn := cdp.NewConn(ec, cdp.Options{Logger: k.log})
 	v, err := cdp.GetVersion(ctx, conn)

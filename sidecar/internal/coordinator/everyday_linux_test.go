@@ -17,7 +17,9 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
@@ -40,7 +42,7 @@ func everydayCoordinator(t *testing.T, st, folder string, cfg Config) *Coordinat
 	t.Helper()
 	cfg.StateDir, cfg.Workspace, cfg.Logger = st, folder, testLogger()
 	if cfg.EverydayWait == 0 {
-		cfg.EverydayWait = 30 * time.Second
+		cfg.EverydayWait = testutil.Guard
 	}
 	c := newCoordinator(t, cfg)
 	c.SetSource(c.EverydaySource())
@@ -52,7 +54,7 @@ func waitStatus(t *testing.T, c *Coordinator, what string, ok func(Status) bool)
 	t.Helper()
 	events, stop := c.Subscribe()
 	defer stop()
-	timeout := time.After(20 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		if s := c.Status(); ok(s) {
 			return s
@@ -114,7 +116,7 @@ func attachAt(t *testing.T, c *Coordinator, tabID, path string, onEvent func(cdp
 	if _, err := s.Call(ctx, "Page.enable", nil); err != nil {
 		t.Fatal(err)
 	}
-	for timeout := time.After(10 * time.Second); evalOn(t, s, "location.pathname + location.hash") != path; {
+	for timeout := time.After(testutil.Guard); evalOn(t, s, "location.pathname + location.hash") != path; {
 		select {
 		case <-navigated:
 		case <-timeout:
@@ -177,7 +179,7 @@ func TestEverydayBackend(t *testing.T) {
 	}
 	// The load of /next: after its frameNavigated (the /agent page's own
 	// load may come after attachAt saw it committed).
-	for deadline, committed := time.After(10*time.Second), false; ; {
+	for deadline, committed := time.After(testutil.Guard), false; ; {
 		select {
 		case m := <-events:
 			committed = committed || m.Method == "Page.frameNavigated" && strings.Contains(string(m.Params), "/next")
@@ -228,10 +230,10 @@ loaded:
 	}
 	select {
 	case <-sess.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the coordinator's session on the agent's tab outlived the stop")
 	}
-	for deadline := time.Now().Add(10 * time.Second); user.HasTarget(userbrowser.IsPage(srv.URL + "/next")); {
+	for deadline := time.Now().Add(testutil.Guard); user.HasTarget(userbrowser.IsPage(srv.URL + "/next")); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the agent's tab is still open after stop: %+v", user.Targets())
 		}
@@ -348,7 +350,7 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	user.StopServiceWorker()
 	select {
 	case <-before.Done():
-	case <-time.After(15 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the coordinator's session on the tab outlived the extension")
 	}
 	s := waitStatus(t, c, "the extension's disconnection", func(s Status) bool { return s.Everyday != nil && !s.Everyday.Connected })
@@ -406,7 +408,7 @@ func TestEverydayNotThere(t *testing.T) {
 	}
 	c := everydayCoordinator(t, stateDir(t), "/work/proj", Config{EverydayWait: 500 * time.Millisecond, Detector: d})
 	s, err := c.Ensure(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "install --host") || !strings.Contains(err.Error(), "chrome://inspect") {
+	if err == nil || !remedy.Has(err, remedy.RegisterHost) || !strings.Contains(err.Error(), "chrome://inspect") {
 		t.Fatalf("no browser: %v", err)
 	}
 	if s.State != Idle || s.Backend != state.BackendEveryday || !strings.Contains(s.LastError, "not connected") {
@@ -419,7 +421,7 @@ func TestEverydaySwitches(t *testing.T) {
 	srv := userbrowser.Pages(t)
 	st := stateDir(t)
 	user := userbrowser.Start(t, st)
-	cfg := Config{StateDir: st, Workspace: "/work/proj", EverydayWait: 30 * time.Second, Logger: testLogger()}
+	cfg := Config{StateDir: st, Workspace: "/work/proj", EverydayWait: testutil.Guard, Logger: testLogger()}
 	c := newCoordinator(t, cfg)
 	ctx := context.Background()
 	everyday, other := "everyday", "chromium"
@@ -445,7 +447,7 @@ func TestEverydaySwitches(t *testing.T) {
 	if err != nil || s.Backend != state.BackendTier1 || s.Browser == nil || s.Browser.PID == 0 || s.Everyday != nil {
 		t.Fatalf("switch to chromium: %+v %v", s, err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); user.HasTarget(userbrowser.IsPage(url)); {
+	for deadline := time.Now().Add(testutil.Guard); user.HasTarget(userbrowser.IsPage(url)); {
 		if time.Now().After(deadline) {
 			t.Fatalf("the agent's tab stayed in the user's browser: %+v", user.Targets())
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -40,7 +41,7 @@ func watchState(t *testing.T, path string) <-chan state.File {
 // waitFor waits until the state file satisfies ok.
 func waitFor(t *testing.T, files <-chan state.File, ok func(state.File) bool) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		select {
 		case f := <-files:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 // The state machine, driven through every transition with a fake launcher:
@@ -112,14 +113,20 @@ func fakeCoordinator(t *testing.T) (*Coordinator, *fakeLauncher) {
 	return c, fl
 }
 
+// waitState waits for the state, looking again at each of the
+// coordinator's events (every landing emits one; Launching is set before
+// the launch starts, so a test that saw the launch start sees it).
 func waitState(t *testing.T, c *Coordinator, want State) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	events, stop := c.Subscribe()
+	defer stop()
+	guard := time.After(time.Minute)
 	for c.Status().State != want {
-		if time.Now().After(deadline) {
+		select {
+		case <-events:
+		case <-guard:
 			t.Fatalf("state %s, want %s", c.Status().State, want)
 		}
-		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -192,7 +199,7 @@ func TestMachineCrashIsNoticedAndTheNextNeedRelaunches(t *testing.T) {
 		if ev.Kind != StateChanged {
 			t.Fatalf("event %+v", ev)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("no event for the crash")
 	}
 	if _, err := c.ensure(context.Background()); err != nil || fl.last() == first || c.Status().State != Running {
@@ -232,6 +239,7 @@ func TestMachineStopCancelsALaunchAndSaysStopped(t *testing.T) {
 	}()
 	<-fl.started
 	waitState(t, c, Launching)
+	launch := c.read().flight
 	s, err := c.Stop(context.Background())
 	if err != nil || s.State != Stopped {
 		t.Fatalf("stop during a launch: %+v %v", s.State, err)
@@ -239,8 +247,9 @@ func TestMachineStopCancelsALaunchAndSaysStopped(t *testing.T) {
 	if err := <-need; !errors.Is(err, ErrStopped) {
 		t.Fatalf("the waiting need: %v", err)
 	}
-	// Stopped stays stopped until the next need.
-	time.Sleep(20 * time.Millisecond)
+	// Stopped stays stopped until the next need, also once the cancelled
+	// launch has landed.
+	<-launch.done
 	if st := c.Status().State; st != Stopped {
 		t.Fatalf("state after the cancelled launch landed: %s", st)
 	}
@@ -320,12 +329,12 @@ func TestMachineSourcesSwitchAndFallBack(t *testing.T) {
 	if _, err := c.ensure(context.Background()); err != nil || c.Status().Backend != state.BackendTier2 {
 		t.Fatalf("on the source: %v %+v", err, c.Status())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !launched.stopped.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("the launched browser was not stopped after the switch")
-		}
-		time.Sleep(time.Millisecond)
+	select {
+	case <-launched.Done():
+	case <-time.After(time.Minute):
+	}
+	if !launched.stopped.Load() {
+		t.Fatal("the launched browser was not stopped after the switch")
 	}
 	// Options that only a launched browser has are refused, and change nothing.
 	if _, _, err := c.Launch(context.Background(), func(o *Options) { o.Headless = false }); err == nil || c.Options().Headless == false {
@@ -354,7 +363,7 @@ func TestMachineSourcesSwitchAndFallBack(t *testing.T) {
 			if ev.Kind == FellBack && ev.Source == "vscode 2" {
 				return
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("no FellBack event")
 		}
 	}

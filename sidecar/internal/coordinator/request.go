@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -22,17 +23,15 @@ type LaunchRequest struct {
 	URL         *string `json:"url,omitempty"`
 }
 
-// BadRequestError is a request refused before anything was done.
-type BadRequestError struct {
-	msg string
-	err error // the cause callers may branch on, if any
-}
+// BadRequestError is a request refused before anything was done. It wraps
+// why, with the remedies that carries.
+type BadRequestError struct{ err error }
 
-func (e *BadRequestError) Error() string { return e.msg }
+func (e *BadRequestError) Error() string { return e.err.Error() }
 func (e *BadRequestError) Unwrap() error { return e.err }
 
 func badRequest(format string, a ...any) error {
-	return &BadRequestError{msg: fmt.Sprintf(format, a...)}
+	return &BadRequestError{err: fmt.Errorf(format, a...)}
 }
 
 // change validates r and returns how it changes the options.
@@ -41,7 +40,7 @@ func (r LaunchRequest) change() (func(*Options), error) {
 	if r.BrowserType != nil {
 		t, err := browsers.ParseType(*r.BrowserType)
 		if err != nil {
-			return nil, &BadRequestError{msg: err.Error()}
+			return nil, &BadRequestError{err: err}
 		}
 		typ = t
 	}
@@ -136,7 +135,7 @@ func (c *Coordinator) LaunchWith(ctx context.Context, r LaunchRequest) (Status, 
 }
 
 // launchable refuses a browserPath that is neither a browser detection found
-// nor the one given with --browser-path at start: the tools and the control
+// nor the one the coordinator was started with: the tools and the control
 // API reach whoever can talk to the coordinator, and must not make it run an
 // arbitrary program. Checked before anything is stopped.
 func (c *Coordinator) launchable(ctx context.Context, p string) error {
@@ -144,7 +143,7 @@ func (c *Coordinator) launchable(ctx context.Context, p string) error {
 	defer cancel()
 	b, err := c.detect.FromPath(ctx, p)
 	if err != nil {
-		return &BadRequestError{msg: err.Error()}
+		return &BadRequestError{err: err}
 	}
 	want := b.Path
 	allowed := []string{}
@@ -166,8 +165,8 @@ func (c *Coordinator) launchable(ctx context.Context, p string) error {
 	if len(allowed) > 0 {
 		shown = strings.Join(allowed, ", ")
 	}
-	return badRequest("browserPath %s is not a browser this coordinator may launch: only a detected browser or the one given with --browser-path when the coordinator started (allowed here: %s); "+
-		"use browserType to pick a detected one, or restart the coordinator with --browser-path", p, shown)
+	return remedy.With(badRequest("browserPath %s is not a browser this coordinator may launch: only a detected browser or the one the coordinator was started with (allowed here: %s)",
+		p, shown), remedy.PickDetected, remedy.BrowserPath)
 }
 
 // samePath: the same file, by name or through links; a snap launcher (every

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 )
@@ -24,7 +23,8 @@ type Status struct {
 	WSEndpoint  string         `json:"wsEndpoint"`
 	CurrentURL  string         `json:"currentUrl,omitempty"`
 	Connections int            `json:"connections"`
-	LastError   string         `json:"lastError,omitempty"`
+	LastError   string         `json:"lastError,omitempty"` // what went wrong; LastErr's remedies are the surface's to say
+	LastErr     error          `json:"-"`
 	Fallback    string         `json:"fallback,omitempty"`
 	PID         int            `json:"pid"`
 	Workspace   string         `json:"workspace"`
@@ -46,8 +46,8 @@ func (c *Coordinator) Status() Status {
 		State:       m.state,
 		Backend:     state.BackendTier1,
 		ProxyPort:   c.proxy.Port(),
-		CDPEndpoint: c.proxy.Redacted(),
-		WSEndpoint:  redactedWS(c.proxy.Redacted()),
+		CDPEndpoint: c.proxy.Endpoints().Redacted().HTTP(),
+		WSEndpoint:  c.proxy.Endpoints().Redacted().WS(),
 		Connections: c.proxy.Connections(),
 		Fallback:    m.fallback,
 		PID:         os.Getpid(),
@@ -59,7 +59,7 @@ func (c *Coordinator) Status() Status {
 		VSCode:      m.vscode,
 	}
 	if m.lastErr != nil {
-		s.LastError = m.lastErr.Error()
+		s.LastError, s.LastErr = m.lastErr.Error(), m.lastErr
 	}
 	if m.source != nil {
 		s.Backend = m.source.Kind
@@ -84,10 +84,6 @@ func (c *Coordinator) Status() Status {
 		s.Browser, s.Everyday = &b, e
 	}
 	return s
-}
-
-func redactedWS(endpoint string) string {
-	return "ws" + endpoint[len("http"):] + cdpproxy.BrowserPath
 }
 
 // stateFile is what the state file says: the status with the real

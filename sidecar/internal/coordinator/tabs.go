@@ -65,7 +65,7 @@ func (c *Coordinator) OpenTab(ctx context.Context, url string, focus bool) (Tab,
 // asks it first.
 func (c *Coordinator) CheckOpen(url string) error {
 	if err := c.cfg.Reach.CheckFile(url); err != nil {
-		return &BadRequestError{msg: fmt.Sprintf("url %s refused: %v", url, err), err: err}
+		return &BadRequestError{err: fmt.Errorf("url %s refused: %w", url, err)}
 	}
 	return nil
 }

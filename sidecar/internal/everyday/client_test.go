@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
 
@@ -112,7 +113,7 @@ func (c *cdpClient) call(sessionID, method string, params any) (json.RawMessage,
 			return nil, errors.New(m.Error.Message)
 		}
 		return m.Result, nil
-	case <-time.After(30 * time.Second):
+	case <-time.After(testutil.Guard):
 		return nil, fmt.Errorf("%s: no answer in 30 s", method)
 	}
 }
@@ -130,7 +131,8 @@ func (c *cdpClient) must(sessionID, method string, params any) json.RawMessage {
 // since the last take; it returns it and forgets the events before it.
 func (c *cdpClient) waitFor(d time.Duration, what string, match func(cdpMsg) bool) cdpMsg {
 	c.t.Helper()
-	deadline := time.NewTimer(d)
+	wait := max(d, testutil.Guard) // d is what it takes on a quiet machine; a busy one gets the guard
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	for {
 		c.mu.Lock()
@@ -151,7 +153,7 @@ func (c *cdpClient) waitFor(d time.Duration, what string, match func(cdpMsg) boo
 				seen = append(seen, m.Method+"@"+m.SessionID)
 			}
 			c.mu.Unlock()
-			c.t.Fatalf("no %s within %s; events: %v", what, d, seen)
+			c.t.Fatalf("no %s within %s; events: %v", what, wait, seen)
 		}
 	}
 }

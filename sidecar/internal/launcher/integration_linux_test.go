@@ -4,6 +4,7 @@
 package launcher
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,11 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
@@ -130,22 +133,31 @@ func TestPersistentProfileLeftWithoutAnActivePort(t *testing.T) {
 }
 
 func TestStopKillsUnresponsiveBrowser(t *testing.T) {
-	b := launch(t, Options{StopTimeout: 200 * time.Millisecond})
-	// A frozen browser ignores Browser.close; the group kill must end it.
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logs.Write(p) }), nil))
+	b := launch(t, Options{StopTimeout: 200 * time.Millisecond, Logger: log})
+	// A frozen browser ignores Browser.close and never exits by itself: only
+	// the group kill, after the configured timeout, can end it.
 	if err := b.cmd.Process.Signal(stopSignal()); err != nil {
 		t.Skip("cannot freeze a process on this OS")
 	}
-	start := time.Now()
 	if err := b.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if proc.Alive(b.PID) {
 		t.Fatal("frozen browser survived Stop")
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("Stop took %v with a 200ms timeout", d)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logs.String(), "killing its process group") || !strings.Contains(logs.String(), "timeout=200ms") {
+		t.Fatalf("Stop did not kill the group after the 200ms timeout:\n%s", logs.String())
 	}
 }
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func TestContextCancelStopsBrowser(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -156,7 +168,7 @@ func TestContextCancelStopsBrowser(t *testing.T) {
 	cancel()
 	select {
 	case <-b.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("browser outlived its context")
 	}
 	_ = b.Stop(context.Background()) // waits for the profile removal started by the cancel
@@ -196,7 +208,7 @@ func TestLaunchFailures(t *testing.T) {
 	t.Run("profile in use", func(t *testing.T) {
 		path := writeScript(t, `echo "Opening in existing browser session." >&2; exit 0`)
 		_, err := Launch(context.Background(), Options{Path: path, ProfileRoot: t.TempDir()})
-		if err == nil || !strings.Contains(err.Error(), "in use by another browser") {
+		if err == nil || !strings.Contains(err.Error(), "in use by another browser") || !remedy.Has(err, remedy.UserDataDir) {
 			t.Fatalf("err = %v; want a hint about the profile in use", err)
 		}
 	})
@@ -256,7 +268,7 @@ func TestStopEndsProcessesThatLeftTheGroup(t *testing.T) {
 	endStragglers(marker, slog.Default())
 	select {
 	case <-handler:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("a process that left the browser's group outlived endStragglers")
 	}
 	select {

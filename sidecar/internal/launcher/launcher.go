@@ -38,6 +38,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/procgroup"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Options describe one launch. The zero value of every field but Path is a
@@ -49,7 +50,8 @@ type Options struct {
 	ProfileRoot string   // parent folder of temporary profiles; "" means os.TempDir()
 	URL         string   // first page; "" means about:blank
 	Args        []string // extra command-line flags, appended after ours
-	// LaunchTimeout bounds spawn → Browser.getVersion answered; 0 means 30 s.
+	// LaunchTimeout bounds spawn → Browser.getVersion answered; 0 means
+	// DefaultLaunchTimeout.
 	LaunchTimeout time.Duration
 	// StopTimeout bounds the graceful close before the group is killed; 0 means 5 s.
 	StopTimeout time.Duration
@@ -92,6 +94,12 @@ var (
 	ErrTimeout = errors.New("browser did not answer on its CDP connection in time")
 )
 
+// DefaultLaunchTimeout is a failure guard, not an expectation: a browser
+// that never answers is given up on, a slow one is waited for. 30 s was
+// missed by Chromium starting on a busy two-core machine (Playwright waits
+// 180 s).
+const DefaultLaunchTimeout = 90 * time.Second
+
 // Launch starts the browser and returns once its CDP endpoint answers. The
 // browser is stopped when ctx is cancelled, or by Stop.
 func Launch(ctx context.Context, o Options) (*Browser, error) {
@@ -99,7 +107,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		return nil, errors.New("launcher: no browser executable given")
 	}
 	if o.LaunchTimeout <= 0 {
-		o.LaunchTimeout = 30 * time.Second
+		o.LaunchTimeout = DefaultLaunchTimeout
 	}
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 5 * time.Second
@@ -112,7 +120,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 
 	if o.UserDataDir != "" {
 		if err := os.MkdirAll(o.UserDataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("create --user-data-dir %s: %w", o.UserDataDir, err)
+			return nil, fmt.Errorf("create the profile folder %s: %w", o.UserDataDir, err)
 		}
 		b.UserDataDir = o.UserDataDir
 	} else {
@@ -326,10 +334,12 @@ func (b *Browser) failed(cause error) error {
 	if last := b.stderr.String(); last != "" {
 		msg += "\nbrowser stderr (last lines):\n" + last
 	}
+	err := fmt.Errorf("launch %s: %w", filepath.Base(b.Argv[0]), wrapMsg{msg: msg, err: cause})
 	if strings.Contains(b.stderr.String(), "existing browser session") {
-		msg += fmt.Sprintf("\nthe profile %s is in use by another browser: close it or use another --user-data-dir", b.UserDataDir)
+		// The surface says how to choose another profile.
+		err = remedy.With(fmt.Errorf("%w\nthe profile %s is in use by another browser: close that browser", err, b.UserDataDir), remedy.UserDataDir)
 	}
-	return fmt.Errorf("launch %s: %w", filepath.Base(b.Argv[0]), wrapMsg{msg: msg, err: cause})
+	return err
 }
 
 type wrapMsg struct {

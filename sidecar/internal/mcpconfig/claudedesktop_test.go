@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
 // Claude Desktop runs on macOS and Windows, where these tests cannot: each
@@ -31,8 +33,6 @@ func TestInstallClaudeDesktopOnEachOS(t *testing.T) {
 		dir  func(home string) string
 	}{
 		{"darwin", nil, func(h string) string { return filepath.Join(h, "Library", "Application Support", "Claude") }},
-		{"windows", map[string]string{"APPDATA": "roaming"}, func(h string) string { return filepath.Join(h, "roaming", "Claude") }},
-		{"windows", nil, func(h string) string { return filepath.Join(h, "AppData", "Roaming", "Claude") }},
 		{"linux", nil, func(h string) string { return filepath.Join(h, ".config", "Claude") }},
 		{"linux", map[string]string{"XDG_CONFIG_HOME": "xdg"}, func(h string) string { return filepath.Join(h, "xdg", "Claude") }},
 	} {
@@ -60,6 +60,24 @@ func TestInstallClaudeDesktopOnEachOS(t *testing.T) {
 		wantArgs := []string{"--mcp", filepath.Join(node, "npx"), "-y", "@playwright/mcp@latest", "--cdp-endpoint", "{cdp_endpoint}"}
 		if len(servers) != 1 || entry["command"] != "/opt/bc/browser-coordinator" || !slices.Equal(args, wantArgs) || entry["type"] != nil {
 			t.Errorf("%s: written:\n%s", tc.goos, written)
+		}
+	}
+}
+
+// Windows' layout, planned on any host (its paths are Windows paths).
+func TestPlanClaudeDesktopOnWindows(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"APPDATA": `D:\Roaming`}, `D:\Roaming\Claude\claude_desktop_config.json`},
+		{nil, `C:\Users\u\AppData\Roaming\Claude\claude_desktop_config.json`},
+		{map[string]string{"APPDATA": "roaming"}, `C:\Users\u\AppData\Roaming\Claude\claude_desktop_config.json`}, // not a path: ignored
+	} {
+		o := Options{Host: ClaudeDesktop, Home: `C:\Users\u`, GOOS: "windows", Getenv: func(k string) string { return tc.env[k] },
+			LookPath: fakeLookPath(`C:\node`), Sidecar: `C:\bc\browser-coordinator.exe`}
+		if got, err := Plan(o); err != nil || got.Path != tc.want {
+			t.Errorf("%v: %s, %v; want %s", tc.env, got.Path, err, tc.want)
 		}
 	}
 }
@@ -167,10 +185,10 @@ func TestPlanClaudeDesktop(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"--scope project", Options{Scope: Project}, "drop --scope project"},
-		{"no npx", Options{LookPath: noNode}, "install Node.js (it brings npx)"},
-		{"a coordinator command not on PATH", Options{Sidecar: "bc", Child: "none", LookPath: noNode}, "pass --sidecar with its absolute path"},
-		{"a flag as the child", Options{Child: "--headless"}, "before --mcp"},
+		{"--scope project", Options{Scope: Project}, "[user-scope]"},
+		{"no npx", Options{LookPath: noNode}, "[child-command]"},
+		{"a coordinator command not on PATH", Options{Sidecar: "bc", Child: "none", LookPath: noNode}, "[absolute-sidecar]"},
+		{"a flag as the child", Options{Child: "--headless"}, "[flags-before-child]"},
 	} {
 		o := tc.o
 		o.Host, o.Home, o.GOOS = ClaudeDesktop, home, "darwin"
@@ -180,7 +198,7 @@ func TestPlanClaudeDesktop(t *testing.T) {
 		if o.LookPath == nil {
 			o.LookPath = look
 		}
-		if _, err := Plan(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := Plan(o); err == nil || !strings.Contains(remedy.Describe(err), tc.want) {
 			t.Errorf("%s: %v; want an error saying %q", tc.name, err, tc.want)
 		}
 	}

@@ -1,23 +1,29 @@
 // Package mcpconfig writes Browser Coordinator's entries into MCP hosts'
-// configuration files (`browser-coordinator install`): Claude Code's
-// .mcp.json, Cursor's .cursor/mcp.json, VS Code's .vscode/mcp.json, or their
-// user-level files, and Claude Desktop's claude_desktop_config.json. It
-// merges: every other entry, comment and the file's formatting stay; a file
-// that does not parse is never written.
+// configuration files (`browser-coordinator install`), and is the one owner
+// of those files: Claude Code's .mcp.json and ~/.claude.json (its user and
+// local scopes, $CLAUDE_CONFIG_DIR honoured), Cursor's .cursor/mcp.json,
+// VS Code's .vscode/mcp.json and user folder (every flavour), and Claude
+// Desktop's claude_desktop_config.json. The VS Code extension asks it
+// through `install --json` instead of editing them itself.
+//
+// It merges: every other entry, comment and the file's formatting stay; a
+// file that does not parse is never written. It also finds the entries
+// that run browser-coordinator already and judges them against what it
+// would write (current, stale, or the user's own), and removes them.
 package mcpconfig
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/wrap"
 )
 
@@ -40,6 +46,9 @@ type Scope string
 const (
 	Project Scope = "project" // in the workspace, shared with the repository
 	User    Scope = "user"    // for every project of this user
+	// Local is Claude Code's own scope for one user in one folder:
+	// projects["<folder>"].mcpServers of its ~/.claude.json, never committed.
+	Local Scope = "local"
 )
 
 // Children are the named child MCPs; anything else is a custom command.
@@ -54,23 +63,44 @@ var Children = map[string]struct {
 // CoordinatorEntry is the name of the coordinator's own entry.
 const CoordinatorEntry = "browser-coordinator"
 
+// customEntry is the name of a custom child's entry.
+const customEntry = "browser"
+
 // Options say what to install where.
 type Options struct {
 	Host      Host
 	Scope     Scope  // "" means Project (User for Claude Desktop, which has no other)
 	Child     string // playwright, chrome-devtools, none, or a custom command line; "" means playwright
-	Workspace string // the project folder (Project scope)
+	Workspace string // the project folder (Project and Local scopes)
 	Sidecar   string // the command the entries run: this binary
 	// SidecarArgs go before each entry's own arguments, e.g. ["-y",
 	// "browser-coordinator"] when Sidecar is npx.
 	SidecarArgs []string
-	Home        string // the user's home folder (User scope)
-	GOOS        string // selects the user-level folders of VS Code and Claude Desktop
-	Getenv      func(string) string
+	// VSCodeProduct names the VS Code flavour whose user folder the User
+	// scope of VSCode writes (VSCodeProducts); "" means stable VS Code.
+	VSCodeProduct string
+	Home          string // the user's home folder (User and Local scopes)
+	GOOS          string // selects the user-level folders of VS Code and Claude Desktop
+	Getenv        func(string) string
 	// LookPath finds a command on PATH (exec.LookPath). Claude Desktop's
 	// entry needs absolute paths: it has no workspace and, on macOS, a PATH
 	// without npx.
 	LookPath func(string) (string, error)
+	// Exists reports whether a file exists, for judging entries found
+	// (nil: os.Stat).
+	Exists func(string) bool
+
+	// Prune also removes the other entries that run browser-coordinator
+	// there (a previous child's).
+	Prune bool
+	// Remove removes the entries that run browser-coordinator there
+	// instead of writing any; with RemoveRunning, only those whose command
+	// is that file.
+	Remove        bool
+	RemoveRunning string
+	// AllWorkspaces: with Remove in the Local scope, every folder of
+	// Claude Code's file, not only Workspace.
+	AllWorkspaces bool
 }
 
 // server is one entry, with its fields in the order people write them.
@@ -79,45 +109,61 @@ type server struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// listArgs writes "args": [] when there are none, as Claude Code
+	// writes its own file.
+	listArgs bool
 }
 
-// Target is a planned install: the file, the key of its server map, the entries.
+func (s server) MarshalJSON() ([]byte, error) {
+	type plain server
+	var v any = plain(s)
+	if s.listArgs {
+		args := s.Args
+		if args == nil {
+			args = []string{}
+		}
+		v = struct {
+			Type    string            `json:"type,omitempty"`
+			Command string            `json:"command"`
+			Args    []string          `json:"args"`
+			Env     map[string]string `json:"env,omitempty"`
+		}{s.Type, s.Command, args, s.Env}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n"), err
+}
+
+// Target is a planned install: the file, the path of its server map, the entries.
 type Target struct {
 	Path    string
-	Key     string
+	Key     []string // e.g. ["mcpServers"], ["projects", "/home/u/app", "mcpServers"]
 	Entries []Entry
 	Notes   []string // what the user should know (e.g. an argument appended)
 }
 
 // Plan works out what Install would write, without touching anything.
 func Plan(o Options) (Target, error) {
-	if o.Child == "" {
-		o.Child = "playwright"
-	}
-	if o.Sidecar == "" {
+	o = o.withDefaults()
+	if o.Sidecar == "" && !o.Remove {
 		return Target{}, errors.New("install: the sidecar command is empty")
-	}
-	if o.Scope == "" {
-		o.Scope = Project
-		if o.Host == ClaudeDesktop {
-			o.Scope = User
-		}
 	}
 	var t Target
 	var err error
-	t.Path, t.Key, err = location(o)
-	if err != nil {
+	if t.Path, t.Key, err = location(o); err != nil || o.Remove {
 		return t, err
 	}
 	if o.Host == ClaudeDesktop {
 		return planSingleEntry(o, t)
 	}
 	typ := ""
-	if o.Host == VSCode {
-		typ = "stdio" // VS Code's mcp.json names the transport
+	if o.Host == VSCode || o.Scope == Local {
+		typ = "stdio" // VS Code's mcp.json names the transport; so does Claude Code's own file
 	}
 	run := func(args ...string) server {
-		return server{Type: typ, Command: o.Sidecar, Args: append(slices.Clone(o.SidecarArgs), args...)}
+		return server{Type: typ, Command: o.Sidecar, Args: append(slices.Clone(o.SidecarArgs), args...), listArgs: o.Scope == Local}
 	}
 	t.Entries = append(t.Entries, Entry{Name: CoordinatorEntry, Value: run()})
 	switch child, known := Children[o.Child]; {
@@ -129,17 +175,33 @@ func Plan(o Options) (Target, error) {
 		if err != nil {
 			return t, err
 		}
-		t.Entries = append(t.Entries, Entry{Name: "browser", Value: run(append([]string{"wrap", "--"}, args...)...)})
+		t.Entries = append(t.Entries, Entry{Name: customEntry, Value: run(append([]string{"wrap", "--"}, args...)...)})
 	}
 	return t, nil
 }
 
-// customChild splits a custom --child command and gives it an endpoint
+func (o Options) withDefaults() Options {
+	if o.Child == "" {
+		o.Child = "playwright"
+	}
+	if o.Scope == "" {
+		o.Scope = Project
+		if o.Host == ClaudeDesktop {
+			o.Scope = User
+		}
+	}
+	if o.Getenv == nil {
+		o.Getenv = func(string) string { return "" }
+	}
+	return o
+}
+
+// customChild splits a custom child command and gives it an endpoint
 // when it names none (with a note saying so).
 func customChild(command string, t *Target) ([]string, error) {
 	args, err := SplitCommand(command)
 	if err != nil {
-		return nil, fmt.Errorf("--child: %w", err)
+		return nil, fmt.Errorf("the child MCP's command: %w", err)
 	}
 	if !wrap.HasTemplate(args) && !wrap.NamesEndpoint(args) {
 		args = append(args, "--cdp-endpoint", "{cdp_endpoint}")
@@ -159,7 +221,7 @@ func planSingleEntry(o Options, t Target) (Target, error) {
 	}
 	command, err := absoluteCommand(o.Sidecar, o.LookPath)
 	if err != nil {
-		return t, fmt.Errorf("install --host %s: the coordinator's command %w; pass --sidecar with its absolute path", o.Host, err)
+		return t, remedy.With(fmt.Errorf("install --host %s: the coordinator's command %w", o.Host, err), remedy.AbsoluteSidecar)
 	}
 	args := slices.Clone(o.SidecarArgs)
 	if o.Child != "none" {
@@ -172,13 +234,13 @@ func planSingleEntry(o Options, t Target) (Target, error) {
 		// The same reading as --mcp itself: a command on PATH, or a package through npx.
 		resolved, how, err := childmcp.Resolve(child, o.LookPath)
 		if err != nil {
-			return t, fmt.Errorf("--child: %w", err)
+			return t, fmt.Errorf("the child MCP's command: %w", err)
 		}
 		if how == childmcp.AsPackage {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s is not a command on PATH: it runs as an npm package through npx -y", child[0]))
 		}
 		if resolved[0], err = absoluteCommand(resolved[0], o.LookPath); err != nil {
-			return t, fmt.Errorf("install --host %s: the child's command %w; install Node.js (it brings npx), or give --child an absolute command, or --child none", o.Host, err)
+			return t, remedy.With(fmt.Errorf("install --host %s: the child's command %w", o.Host, err), remedy.ChildCommand)
 		}
 		args = append(append(args, "--mcp"), resolved...)
 	}
@@ -189,11 +251,7 @@ func planSingleEntry(o Options, t Target) (Target, error) {
 		// node`: on macOS, Claude Desktop's PATH has no node. npx's folder
 		// (where node is) goes first on the PATH of this install. Windows'
 		// npx.cmd runs the node.exe beside it.
-		getenv := o.Getenv
-		if getenv == nil {
-			getenv = func(string) string { return "" }
-		}
-		path, rest := filepath.Dir(command), getenv("PATH")
+		path, rest := filepath.Dir(command), o.Getenv("PATH")
 		switch {
 		case slices.Contains(filepath.SplitList(rest), path):
 			path = rest
@@ -224,121 +282,6 @@ func absoluteCommand(command string, lookPath func(string) (string, error)) (str
 		return filepath.Abs(found)
 	}
 	return found, nil
-}
-
-// location is the config file and its server-map key for host and scope.
-func location(o Options) (path, key string, err error) {
-	switch o.Scope {
-	case Project:
-		if o.Host == ClaudeDesktop {
-			return "", "", errors.New("install: claude-desktop has no project configuration, only the user's claude_desktop_config.json: drop --scope project")
-		}
-		if o.Workspace == "" {
-			return "", "", errors.New("install: no workspace folder")
-		}
-		switch o.Host {
-		case ClaudeCode:
-			return filepath.Join(o.Workspace, ".mcp.json"), "mcpServers", nil
-		case Cursor:
-			return filepath.Join(o.Workspace, ".cursor", "mcp.json"), "mcpServers", nil
-		case VSCode:
-			return filepath.Join(o.Workspace, ".vscode", "mcp.json"), "servers", nil
-		}
-	case User:
-		if o.Home == "" {
-			return "", "", errors.New("install: no home folder for --scope user")
-		}
-		switch o.Host {
-		case ClaudeDesktop:
-			return filepath.Join(claudeDesktopDir(o), "claude_desktop_config.json"), "mcpServers", nil
-		case ClaudeCode:
-			return filepath.Join(o.Home, ".claude.json"), "mcpServers", nil
-		case Cursor:
-			return filepath.Join(o.Home, ".cursor", "mcp.json"), "mcpServers", nil
-		case VSCode:
-			return filepath.Join(vscodeUserDir(o), "mcp.json"), "servers", nil
-		}
-	default:
-		return "", "", fmt.Errorf("install: unknown scope %q: use project or user", o.Scope)
-	}
-	return "", "", fmt.Errorf("install: unknown host %q: use claude-code, cursor, vscode or claude-desktop", o.Host)
-}
-
-// vscodeUserDir is VS Code's (stable) User folder on each OS.
-func vscodeUserDir(o Options) string {
-	return filepath.Join(appConfigDir(o), "Code", "User")
-}
-
-// claudeDesktopDir is Claude Desktop's folder on each OS: macOS
-// ~/Library/Application Support/Claude, Windows %APPDATA%\Claude, Linux
-// (community builds) $XDG_CONFIG_HOME/Claude or ~/.config/Claude.
-func claudeDesktopDir(o Options) string {
-	return filepath.Join(appConfigDir(o), "Claude")
-}
-
-// appConfigDir is where desktop (Electron) apps keep their user data on
-// each OS: Electron's app.getPath("appData").
-func appConfigDir(o Options) string {
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	switch o.GOOS {
-	case "windows":
-		appData := getenv("APPDATA")
-		if appData == "" {
-			appData = filepath.Join(o.Home, "AppData", "Roaming")
-		}
-		return appData
-	case "darwin":
-		return filepath.Join(o.Home, "Library", "Application Support")
-	default:
-		config := getenv("XDG_CONFIG_HOME")
-		if config == "" {
-			config = filepath.Join(o.Home, ".config")
-		}
-		return config
-	}
-}
-
-// Result is what Install did.
-type Result struct {
-	Target
-	Content []byte // the file as written (or as it would be, with dry run)
-	Changed bool   // the file's content changed
-}
-
-// Install merges the entries into the host's config file. With dryRun it
-// only computes the result. A file that is not valid JSON(C) is left alone.
-func Install(o Options, dryRun bool) (Result, error) {
-	t, err := Plan(o)
-	if err != nil {
-		return Result{}, err
-	}
-	r := Result{Target: t}
-	old, err := os.ReadFile(t.Path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return r, fmt.Errorf("read %s: %w", t.Path, err)
-	}
-	merged, err := Merge(old, t.Key, t.Entries)
-	if err != nil {
-		return r, fmt.Errorf("%s: %w; fix the file (or move it away) and run install again — nothing was written", t.Path, err)
-	}
-	r.Content, r.Changed = merged, !bytes.Equal(old, merged)
-	if dryRun || !r.Changed {
-		return r, nil
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(t.Path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
-		return r, err
-	}
-	if err := atomicfile.Write(t.Path, merged, mode); err != nil {
-		return r, fmt.Errorf("write %s: %w", t.Path, err)
-	}
-	return r, nil
 }
 
 // SplitCommand splits a command line into arguments the way a POSIX shell

@@ -80,6 +80,18 @@ func scanJSONC(doc []byte) (neutral []byte, trailingCommas []int) {
 	return out, trailingCommas
 }
 
+// SyntaxError says where a document is not valid JSON(C).
+type SyntaxError struct {
+	Line, Column int
+	Err          error
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
 // syntaxError describes where neutralized JSON is invalid, as line:column.
 func syntaxError(neutral []byte) error {
 	var v any
@@ -87,7 +99,7 @@ func syntaxError(neutral []byte) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := lineCol(neutral, int(se.Offset))
-		return fmt.Errorf("line %d, column %d: %v", line, col, se)
+		return &SyntaxError{Line: line, Column: col, Err: se}
 	}
 	return err
 }

@@ -79,7 +79,7 @@ func TestMerge(t *testing.T) {
 		{"tabs, other top-level keys, no server map yet", "{\n\t\"theme\": \"dark\" /* block */\n}", "{\n\t\"theme\": \"dark\", /* block */\n\t\"mcpServers\": {\n\t\t\"browser-coordinator\": {\n\t\t\t\"command\": \"/bin/bc\"\n\t\t},\n\t\t\"playwright\": {\n\t\t\t\"command\": \"/bin/bc\",\n\t\t\t\"args\": [\n\t\t\t\t\"wrap\",\n\t\t\t\t\"--\",\n\t\t\t\t\"npx\",\n\t\t\t\t\"@playwright/mcp\",\n\t\t\t\t\"--cdp-endpoint\",\n\t\t\t\t\"{cdp_endpoint}\"\n\t\t\t]\n\t\t}\n\t}\n}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Merge([]byte(tc.in), "mcpServers", entries)
+			got, err := Merge([]byte(tc.in), []string{"mcpServers"}, entries)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestMergeReplacesInPlaceAndIsIdempotent(t *testing.T) {
   }
 }
 `
-	once, err := Merge([]byte(in), "mcpServers", entries)
+	once, err := Merge([]byte(in), []string{"mcpServers"}, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestMergeReplacesInPlaceAndIsIdempotent(t *testing.T) {
 	if strings.Index(string(once), "browser-coordinator") > strings.Index(string(once), `"other"`) {
 		t.Fatal("a replaced entry must keep its place")
 	}
-	twice, err := Merge(once, "mcpServers", entries)
+	twice, err := Merge(once, []string{"mcpServers"}, entries)
 	if err != nil || !bytes.Equal(once, twice) {
 		t.Fatalf("second merge changed the file:\n%s\n---\n%s", once, twice)
 	}
@@ -129,7 +129,7 @@ func TestMergeReplacesInPlaceAndIsIdempotent(t *testing.T) {
 
 func TestMergeKeepsBOMAndOneLineFiles(t *testing.T) {
 	in := append(bytes.Clone(bom), []byte(`{"mcpServers":{"a":{"command":"a"}}}`)...)
-	got, err := Merge(in, "mcpServers", entries[:1])
+	got, err := Merge(in, []string{"mcpServers"}, entries[:1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestMergeRefusesWhatItCannotRead(t *testing.T) {
 		"double comma":        `{"a": 1,, "b": 2}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Merge([]byte(in), "mcpServers", entries)
+			_, err := Merge([]byte(in), []string{"mcpServers"}, entries)
 			if !errors.Is(err, ErrInvalid) {
 				t.Fatalf("err = %v", err)
 			}
@@ -253,12 +253,12 @@ func TestPlan(t *testing.T) {
 		{Options{Host: Cursor, Scope: User, Home: home}, "/home/u/.cursor/mcp.json", "mcpServers", []string{"browser-coordinator", "playwright"}, false, nil},
 		{Options{Host: VSCode, Scope: User, Home: home, GOOS: "linux"}, "/home/u/.config/Code/User/mcp.json", "servers", []string{"browser-coordinator", "playwright"}, true, nil},
 		{Options{Host: VSCode, Scope: User, Home: home, GOOS: "darwin"}, "/home/u/Library/Application Support/Code/User/mcp.json", "servers", []string{"browser-coordinator", "playwright"}, true, nil},
-		{Options{Host: VSCode, Scope: User, Home: home, GOOS: "windows", Getenv: func(k string) string {
+		{Options{Host: VSCode, Scope: User, Home: `C:\Users\u`, GOOS: "windows", Getenv: func(k string) string {
 			if k == "APPDATA" {
-				return "/appdata"
+				return `D:\appdata`
 			}
 			return ""
-		}}, "/appdata/Code/User/mcp.json", "servers", []string{"browser-coordinator", "playwright"}, true, nil},
+		}}, `D:\appdata\Code\User\mcp.json`, "servers", []string{"browser-coordinator", "playwright"}, true, nil},
 		{Options{Host: ClaudeCode, Workspace: "/w", Child: `my-mcp --endpoint "{ws_endpoint}"`}, "/w/.mcp.json", "mcpServers", []string{"browser-coordinator", "browser"}, false, []string{"--endpoint", "{ws_endpoint}"}},
 		{Options{Host: ClaudeCode, Workspace: "/w", Child: `my-mcp --flag`}, "/w/.mcp.json", "mcpServers", []string{"browser-coordinator", "browser"}, false, []string{"--cdp-endpoint", "{cdp_endpoint}"}},
 		// An endpoint flag already names the endpoint: nothing is appended.
@@ -276,7 +276,7 @@ func TestPlan(t *testing.T) {
 				t.Errorf("%s: type field = %q", got.Path, e.Value.(server).Type)
 			}
 		}
-		if filepath.ToSlash(got.Path) != tc.path || got.Key != tc.key || !slices.Equal(names, tc.entries) {
+		if filepath.ToSlash(got.Path) != tc.path || strings.Join(got.Key, ".") != tc.key || !slices.Equal(names, tc.entries) {
 			t.Errorf("%+v: got %s %s %v", tc.o, got.Path, got.Key, names)
 		}
 		if tc.lastArgs != nil {
@@ -330,7 +330,7 @@ func TestMergeIgnoresCommasInComments(t *testing.T) {
 		{"{\"mcpServers\": {\"a\": {\"command\": \"x\"} /* a, b */,\n}}",
 			"{\"mcpServers\": {\"a\": {\"command\": \"x\"}, /* a, b */\n    \"browser-coordinator\": {\n      \"command\": \"/bin/bc\"\n    },\n}}"},
 	} {
-		got, err := Merge([]byte(tc.in), "mcpServers", entries[:1])
+		got, err := Merge([]byte(tc.in), []string{"mcpServers"}, entries[:1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +342,7 @@ func TestMergeIgnoresCommasInComments(t *testing.T) {
 }
 
 func TestMergeLeadingWhitespace(t *testing.T) {
-	got, err := Merge([]byte("\n\n  {\"a\": 1}\n"), "mcpServers", entries[:1])
+	got, err := Merge([]byte("\n\n  {\"a\": 1}\n"), []string{"mcpServers"}, entries[:1])
 	if err != nil {
 		t.Fatal(err)
 	}

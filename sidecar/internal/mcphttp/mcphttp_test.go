@@ -415,7 +415,7 @@ func TestEndingASessionEndsItsStream(t *testing.T) {
 	}
 	select {
 	case <-ended:
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("the GET stream of a deleted session stays open")
 	}
 	if r.Sessions() != 0 || !strings.Contains(r.logs.String(), `reason="client ended it (DELETE)"`) {

@@ -9,6 +9,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -38,7 +39,11 @@ type Options struct {
 	// FollowUserFocus (progressive only): focus follows the tab in front,
 	// as in the default surface, besides focus_tab.
 	FollowUserFocus bool
-	Logger          *slog.Logger
+	// StartWords phrase the remedies only the coordinator's start can
+	// bring (its flags, which the command line owns); the tools' own
+	// words go over them (Words). nil: those remedies are left unsaid.
+	StartWords remedy.Words
+	Logger     *slog.Logger
 }
 
 // Check says what is wrong with o, in the words of the flags.
@@ -84,8 +89,9 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 		o.PageTools = PageToolsDynamic
 	}
 	dynamic := o.PageTools == PageToolsDynamic
+	words := Words(o)
 	var p *pageSurface
-	opts := []server.ServerOption{server.WithRecovery()}
+	opts := []server.ServerOption{server.WithRecovery(), server.WithToolHandlerMiddleware(phraseErrors(words))}
 	if o.PageTools != PageToolsOff {
 		p = &pageSurface{c: c, log: log, dynamic: dynamic}
 		opts = append(opts, server.WithToolFilter(p.filter))
@@ -113,7 +119,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	s := server.NewMCPServer("browser-coordinator", version.Get().Version, opts...)
 	out := &Served{MCP: s, pages: p}
 	if p == nil {
-		h := &handlers{c: c}
+		h := &handlers{c: c, words: words}
 		for _, t := range h.tools() {
 			s.AddTool(t.tool, t.handle)
 		}
@@ -122,7 +128,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 
 	engine := pagetools.Config{Logger: log, ContentTool: o.Progressive}
 	if o.Progressive {
-		pr := newProgressive(c, p)
+		pr := newProgressive(c, p, words)
 		p.prog = pr
 		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: pr.hiddenTab, Logger: log}, false)
 		p.srv = s
@@ -132,7 +138,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	} else {
 		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: log}, true)
 		p.srv = s
-		h := &handlers{c: c, pages: p}
+		h := &handlers{c: c, pages: p, words: words}
 		for _, t := range h.tools() {
 			s.AddTool(t.tool, t.handle)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -58,6 +59,7 @@ type handlers struct {
 	c     *coordinator.Coordinator
 	child ChildReporter // single-entry mode (--mcp); nil without a child
 	pages *pageSurface  // nil with --page-tools off
+	words remedy.Words  // this surface's (Words)
 }
 
 type toolDef struct {
@@ -217,8 +219,6 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-func toolError(err error) *mcp.CallToolResult { return mcp.NewToolResultError(err.Error()) }
-
 func (h *handlers) listBrowsers(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if _, err := parseArgs(req); err != nil {
 		return toolError(err), nil
@@ -254,17 +254,20 @@ func (h *handlers) status(_ context.Context, req mcp.CallToolRequest) (*mcp.Call
 	if h.child != nil {
 		return childStatusResult(h.c.Status(), h.child.Status()), nil
 	}
-	return statusResult(h.c.Status(), nil), nil
+	return h.statusResult(h.c.Status(), nil), nil
 }
 
 // statusResult renders a status; a failed action is an error result that
 // still carries the status, so the agent sees both what failed and where
-// things stand.
-func statusResult(s coordinator.Status, err error) *mcp.CallToolResult {
+// things stand, each with its remedies in this surface's words.
+func (h *handlers) statusResult(s coordinator.Status, err error) *mcp.CallToolResult {
 	s = boundStatus(s)
+	if s.LastErr != nil {
+		s.LastError = h.words.Error(s.LastErr)
+	}
 	text := RenderStatus(s)
 	if err != nil {
-		text = "Error: " + err.Error() + "\n\n" + text
+		text = "Error: " + h.words.Error(err) + "\n\n" + text
 	}
 	r := mcp.NewToolResultStructured(s, text)
 	r.IsError = err != nil
@@ -329,13 +332,13 @@ func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	s, err := h.c.LaunchWith(ctx, r)
 	var bad *coordinator.BadRequestError
 	if errors.As(err, &bad) {
-		msg := "coordinator_launch_browser: " + bad.Error()
+		hint := ""
 		if r.BrowserType != nil {
-			msg += h.detectedHint(ctx)
+			hint = h.detectedHint(ctx)
 		}
-		return toolError(errors.New(msg)), nil
+		return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", bad, hint)), nil
 	}
-	return statusResult(s, err), nil
+	return h.statusResult(s, err), nil
 }
 
 // detectedHint lists what is installed, for an error about browser types.
@@ -352,7 +355,7 @@ func (h *handlers) stop(ctx context.Context, req mcp.CallToolRequest) (*mcp.Call
 		return toolError(err), nil
 	}
 	s, err := h.c.Stop(ctx)
-	return statusResult(s, err), nil
+	return h.statusResult(s, err), nil
 }
 
 func (h *handlers) restart(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -360,7 +363,7 @@ func (h *handlers) restart(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return toolError(err), nil
 	}
 	s, err := h.c.Restart(ctx)
-	return statusResult(s, err), nil
+	return h.statusResult(s, err), nil
 }
 
 func backendText(backend string) string {

@@ -15,6 +15,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -50,8 +51,9 @@ func progressiveTools(connected bool, tabs int, focused bool) []string {
 }
 
 type progressive struct {
-	c *coordinator.Coordinator
-	p *pageSurface
+	c     *coordinator.Coordinator
+	p     *pageSurface
+	words remedy.Words // this surface's (Words)
 
 	mu        sync.Mutex
 	connected bool
@@ -67,8 +69,8 @@ type progressive struct {
 	wg     sync.WaitGroup
 }
 
-func newProgressive(c *coordinator.Coordinator, p *pageSurface) *progressive {
-	return &progressive{c: c, p: p, hidden: map[string]bool{}, ids: map[string]int{}, byNum: map[int]string{}, next: 1}
+func newProgressive(c *coordinator.Coordinator, p *pageSurface, words remedy.Words) *progressive {
+	return &progressive{c: c, p: p, words: words, hidden: map[string]bool{}, ids: map[string]int{}, byNum: map[int]string{}, next: 1}
 }
 
 func (pr *progressive) start() {
@@ -317,7 +319,7 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	fresh := st.State != coordinator.Running && st.Backend == state.BackendTier1
 	if _, err := pr.c.Ensure(ctx); err != nil {
-		return answer(map[string]any{"connected": false, "error": err.Error(), "instructions": instructions}), nil
+		return answer(map[string]any{"connected": false, "error": pr.words.Error(err), "instructions": instructions}), nil
 	}
 	hidden := map[string]bool{}
 	if fresh {
@@ -340,7 +342,7 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 	tabs, err := pr.recount(ctx)
 	if err != nil {
 		pr.disconnect(ctx)
-		return answer(map[string]any{"connected": false, "error": err.Error(), "instructions": instructions}), nil
+		return answer(map[string]any{"connected": false, "error": pr.words.Error(err), "instructions": instructions}), nil
 	}
 	pr.p.refresh()
 	return pr.success(len(tabs)), nil

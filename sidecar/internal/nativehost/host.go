@@ -51,6 +51,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 )
@@ -105,8 +106,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	id := ExtensionIDFromOrigin(o.Origin)
 	if id == "" || !slices.Contains(allowed, id) {
-		return fmt.Errorf("%w: %q (allowed: %s); install the Browser Coordinator extension, or add its id with --extension-id when you run install",
-			ErrOriginRefused, o.Origin, strings.Join(allowed, ", "))
+		return remedy.With(fmt.Errorf("%w: %q (allowed: %s); install the Browser Coordinator extension",
+			ErrOriginRefused, o.Origin, strings.Join(allowed, ", ")), remedy.ExtensionID)
 	}
 	if o.HelloTimeout <= 0 {
 		o.HelloTimeout = 10 * time.Second

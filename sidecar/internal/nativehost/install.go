@@ -11,6 +11,9 @@ import (
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/atomicfile"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/osdirs"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
@@ -65,7 +68,7 @@ func Install(o InstallOptions) (InstallResult, error) {
 		o.Getenv = os.Getenv
 	}
 	if !filepath.IsAbs(o.Binary) && !(o.GOOS == "windows" && isWindowsAbs(o.Binary)) {
-		return r, fmt.Errorf("the host's path must be absolute, got %q (pass --sidecar with a full path)", o.Binary)
+		return r, remedy.With(fmt.Errorf("the host's path must be absolute, got %q", o.Binary), remedy.AbsoluteSidecar)
 	}
 	dir, err := ManifestDir(o.GOOS, o.Browser, o.Home, o.UserDataDir, o.Getenv)
 	if err != nil {
@@ -133,52 +136,31 @@ func ManifestDir(goos, browser, home, userDataDir string, getenv func(string) st
 	if userDataDir != "" {
 		return joinFor(goos, userDataDir, "NativeMessagingHosts"), nil
 	}
-	switch goos {
-	case "windows":
-		base := getenv("LOCALAPPDATA")
-		if base == "" {
-			return "", errors.New("LOCALAPPDATA is not set: cannot tell where to put the host manifest")
+	env := osdirs.Env{GOOS: goos, Home: home, Getenv: getenv}
+	if goos == "windows" {
+		// The browser finds the manifest through the registry: the folder is one of ours.
+		base, err := env.BrowserData()
+		if err != nil {
+			return "", fmt.Errorf("cannot tell where to put the host manifest: %w", err)
 		}
-		return joinFor(goos, base, `browser-coordinator\NativeMessagingHosts`), nil
-	case "darwin":
-		if home == "" {
-			return "", errors.New("no home folder: cannot tell where the browser looks for native hosts")
-		}
-		return filepath.Join(home, "Library", "Application Support", darwinVendor[browser], "NativeMessagingHosts"), nil
-	default: // linux and the other unixes Chrome builds for
-		base := getenv("XDG_CONFIG_HOME")
-		if base == "" {
-			if home == "" {
-				return "", errors.New("no home folder: cannot tell where the browser looks for native hosts")
-			}
-			base = filepath.Join(home, ".config")
-		}
-		return filepath.Join(base, linuxVendor[browser], "NativeMessagingHosts"), nil
+		return env.Join(base, "browser-coordinator", "NativeMessagingHosts"), nil
 	}
+	// Linux, macOS and the other unixes Chrome builds for: the stable
+	// channel's user data folder (browsers' one list of them).
+	p, ok := browsers.StableProfile(env, browsers.Type(browser))
+	if !ok {
+		return "", errors.New("no home folder: cannot tell where the browser looks for native hosts")
+	}
+	return env.Join(p.Dir, "NativeMessagingHosts"), nil
 }
 
-// The per-user folders of each browser, below ~/.config (Linux) and
-// ~/Library/Application Support (macOS), and its registry key (Windows).
-var (
-	linuxVendor = map[string]string{
-		"chrome":   "google-chrome",
-		"chromium": "chromium",
-		"edge":     "microsoft-edge",
-		"brave":    "BraveSoftware/Brave-Browser",
-	}
-	darwinVendor = map[string]string{
-		"chrome":   "Google/Chrome",
-		"chromium": "Chromium",
-		"edge":     "Microsoft Edge",
-		"brave":    "BraveSoftware/Brave-Browser",
-	}
-	windowsKey = map[string]string{
-		"chrome":   `Software\Google\Chrome\NativeMessagingHosts`,
-		"chromium": `Software\Chromium\NativeMessagingHosts`,
-		"edge":     `Software\Microsoft\Edge\NativeMessagingHosts`,
-		"brave":    `Software\BraveSoftware\Brave-Browser\NativeMessagingHosts`,
-	}
-)
+// The registry key of each browser's native hosts (Windows).
+var windowsKey = map[string]string{
+	"chrome":   `Software\Google\Chrome\NativeMessagingHosts`,
+	"chromium": `Software\Chromium\NativeMessagingHosts`,
+	"edge":     `Software\Microsoft\Edge\NativeMessagingHosts`,
+	"brave":    `Software\BraveSoftware\Brave-Browser\NativeMessagingHosts`,
+}
 
 // RegistryKey is the key below HKEY_CURRENT_USER that holds a browser's
 // native hosts on Windows.

@@ -3,7 +3,6 @@ package procgroup
 import (
 	"os/exec"
 	"testing"
-	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
@@ -48,5 +47,5 @@ func TestKillEndsTheWholeGroup(t *testing.T) {
 	g.Kill()
 	<-done
 	g.Release()
-	testutil.WaitExit(t, child, 5*time.Second) // the leader's child went with it
+	testutil.WaitExit(t, child, testutil.Guard) // the leader's child went with it
 }

@@ -46,7 +46,7 @@ func TestWatchdog(t *testing.T) {
 		go func() { done <- group.Wait() }()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("watchdog did not kill the group when its pipe closed")
 		}
 	})

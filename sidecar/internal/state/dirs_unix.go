@@ -1,14 +1,11 @@
-//go:build unix && !darwin
+//go:build unix
 
 package state
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
 )
 
-func userBase(getenv func(string) string, home func() (string, error)) string {
-	return xdgBase(getenv, home)
-}
-
-func uidString() string { return strconv.Itoa(os.Geteuid()) }
+func noHomeBase() string { return filepath.Join(os.TempDir(), "uid-"+strconv.Itoa(os.Geteuid())) }

@@ -21,11 +21,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/endpoint"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/proc"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
@@ -135,11 +136,11 @@ func dirFrom(flag string, getenv func(string) string, home func() (string, error
 // user's and closed to others.
 func EnsureDir(dir string) error {
 	if err := userfile.EnsureDir(dir); err != nil {
-		return fmt.Errorf("state folder: %w (pass --state-dir or set %s to a folder of your own)", err, EnvDir)
+		return remedy.With(fmt.Errorf("state folder: %w", err), remedy.StateDir)
 	}
 	f, err := os.CreateTemp(dir, ".probe-*")
 	if err != nil {
-		return fmt.Errorf("state folder %s is not writable: %w (pass --state-dir or set %s to a folder of your own)", dir, err, EnvDir)
+		return remedy.With(fmt.Errorf("state folder %s is not writable: %w", dir, err), remedy.StateDir)
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -279,25 +280,14 @@ func canonical(p string) string {
 // CDPURL is the coordinator's CDP endpoint, built from the port and the
 // secret: http://127.0.0.1:PORT/SECRET. It is never taken from the file's
 // cdpEndpoint as written: a forged file must not send a client elsewhere.
-func (f File) CDPURL() string {
-	return "http://" + f.loopback() + f.secretPath()
-}
+func (f File) CDPURL() string { return f.endpoints().HTTP() }
 
 // WSURL is the browser WebSocket of the coordinator's proxy, valid
-// across browser restarts, built like CDPURL: ws://127.0.0.1:PORT/SECRET
-// /devtools/browser/coordinator (the proxy's cdpproxy.BrowserPath; its
-// tests hold the two together).
-func (f File) WSURL() string {
-	return "ws://" + f.loopback() + f.secretPath() + "/devtools/browser/coordinator"
-}
+// across browser restarts, built like CDPURL.
+func (f File) WSURL() string { return f.endpoints().WS() }
 
-func (f File) loopback() string { return "127.0.0.1:" + strconv.Itoa(f.ProxyPort) }
-
-func (f File) secretPath() string {
-	if f.ProxySecret == "" {
-		return ""
-	}
-	return "/" + f.ProxySecret
+func (f File) endpoints() endpoint.Proxy {
+	return endpoint.Proxy{Port: f.ProxyPort, Secret: f.ProxySecret}
 }
 
 // validSecret: empty, or what NewSecret makes (letters and digits): it goes
@@ -316,4 +306,4 @@ func validSecret(s string) bool {
 
 // ControlURL is where the coordinator's control API answers (with its
 // controlToken): http://127.0.0.1:PORT.
-func (f File) ControlURL() string { return "http://" + f.loopback() }
+func (f File) ControlURL() string { return f.endpoints().Base() }

@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/osdirs"
 )
 
 func deadPID(t *testing.T) int {
@@ -126,38 +129,21 @@ func TestDefaultDir(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	home := func() (string, error) { return "/home/u", nil }
 	noHome := func() (string, error) { return "", errors.New("no home") }
+	// Each OS's base folder is osdirs' (tested there, on every OS's rules).
+	base, _ := osdirs.Env{GOOS: runtime.GOOS, Home: "/home/u", Getenv: env(nil)}.StateBase()
 	for _, tc := range []struct {
 		name string
 		flag string
 		vars map[string]string
-		base func(func(string) string, func() (string, error)) string
-		home func() (string, error)
 		want string
 	}{
-		{"the flag wins", "/flag", map[string]string{EnvDir: "/env"}, xdgBase, home, "/flag"},
-		{"then the variable", "", map[string]string{EnvDir: "/env"}, xdgBase, home, "/env"},
-		{"linux: the runtime folder", "", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}, xdgBase, home, "/run/user/1000/browser-coordinator"},
-		{"linux: XDG_STATE_HOME without a runtime folder", "", map[string]string{"XDG_STATE_HOME": "/s"}, xdgBase, home, "/s/browser-coordinator"},
-		{"linux: a relative XDG path is ignored", "", map[string]string{"XDG_RUNTIME_DIR": "run"}, xdgBase, home, "/home/u/.local/state/browser-coordinator"},
-		{"linux: ~/.local/state as root, in containers, over SSH", "", nil, xdgBase, home, "/home/u/.local/state/browser-coordinator"},
-		{"macOS: the per-user TMPDIR", "", map[string]string{"TMPDIR": "/var/folders/x/T/"}, darwinBase, home, "/var/folders/x/T/browser-coordinator"},
-		{"macOS without TMPDIR", "", nil, darwinBase, home, "/home/u/Library/Caches/browser-coordinator"},
-		{"windows: LOCALAPPDATA", "", map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}, windowsBase, home, filepath.Join(`C:\Users\u\AppData\Local`, "browser-coordinator")},
-		{"windows without LOCALAPPDATA", "", nil, windowsBase, home, "/home/u/AppData/Local/browser-coordinator"},
+		{"the flag wins", "/flag", map[string]string{EnvDir: "/env"}, "/flag"},
+		{"then the variable", "", map[string]string{EnvDir: "/env"}, "/env"},
+		{"then the OS's per-user base", "", nil, filepath.Join(base, DirName)},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			getenv := env(tc.vars)
-			got := tc.flag
-			if got == "" {
-				got = getenv(EnvDir)
-			}
-			if got == "" {
-				got = filepath.Join(tc.base(getenv, tc.home), DirName)
-			}
-			if tc.base == nil || got != tc.want {
-				t.Fatalf("got %q, want %q", got, tc.want)
-			}
-		})
+		if got := dirFrom(tc.flag, env(tc.vars), home); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
 	}
 	// dirFrom is the function DefaultDir runs: the flag, the variable, then this OS's base.
 	if got := dirFrom("", env(map[string]string{EnvDir: "/e"}), noHome); got != "/e" {

@@ -84,7 +84,7 @@ func Detect(ctx context.Context, env Env, noVSCode bool) coordinator.VSCodeStatu
 	inside := env.Getenv("TERM_PROGRAM") == "vscode" || env.Getenv("VSCODE_PID") != ""
 	d := coordinator.VSCodeStatus{Inside: inside, Tier: 1}
 	if noVSCode {
-		d.Reason = "--no-vscode: VS Code detection is off; the coordinator launches its own browser"
+		d.Reason = "VS Code detection is off (as asked at start): the coordinator launches its own browser"
 		return d
 	}
 	var tried []string

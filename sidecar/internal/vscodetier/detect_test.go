@@ -52,7 +52,7 @@ func TestDetect(t *testing.T) {
 		reason   string
 	}{
 		{"outside VS Code", fakeEnv(nil, str("9222"), nil, 9222), false, 1, 0, "", "not running inside VS Code"},
-		{"--no-vscode wins", fakeEnv(map[string]string{"VSCODE_CDP_PORT": "9222", "TERM_PROGRAM": "vscode"}, nil, nil, 9222), true, 1, 0, "", "--no-vscode"},
+		{"--no-vscode wins", fakeEnv(map[string]string{"VSCODE_CDP_PORT": "9222", "TERM_PROGRAM": "vscode"}, nil, nil, 9222), true, 1, 0, "", "detection is off"},
 		{"env var, even outside", fakeEnv(map[string]string{"VSCODE_CDP_PORT": "9222"}, nil, nil, 9222), false, 2, 9222, SourceEnv, "from the VSCODE_CDP_PORT"},
 		{"env var before the port file", fakeEnv(map[string]string{"VSCODE_CDP_PORT": "9222", "TERM_PROGRAM": "vscode"}, str("9333"), nil, 9222, 9333), false, 2, 9222, SourceEnv, ""},
 		{"dead env var falls through to the port file", fakeEnv(map[string]string{"VSCODE_CDP_PORT": "9222", "TERM_PROGRAM": "vscode"}, str("9333\n"), nil, 9333), false, 2, 9333, SourcePortFile, ""},

@@ -118,7 +118,7 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 		msg := refuseReshape
 		switch m.Method {
 		case "Target.createTarget", "Target.createBrowserContext":
-			return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", refuseNewWindow)}
+			return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", p.view.refuseNewWindow())}
 		case "Target.closeTarget", "Page.close":
 			return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", refuseClose)}
 		}
@@ -132,7 +132,7 @@ func (p *viewPolicy) Command(s *cdp.Relay, m *cdp.Message) cdp.Verdict {
 	}
 	if !browserLevel[m.Method] {
 		p.view.log.Debug("Tier 2: refused a browser-level command", "method", m.Method)
-		return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: "+refuseBrowserLevel, m.Method)}
+		return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: %s", p.view.refuseBrowserLevel(m.Method))}
 	}
 	param := func(key string) string { return gjson.GetBytes(m.Params, key).String() }
 	switch m.Method {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/tidwall/gjson"
 )
 
@@ -29,6 +30,7 @@ type View struct {
 	endpoint *cdp.Endpoint
 	conn     *cdp.Conn
 	follow   *cdp.Follower
+	words    remedy.Words // the coordinator's surface's, for what clients are told
 	log      *slog.Logger
 
 	ctx    context.Context // ends with the View: probes run under it
@@ -40,9 +42,9 @@ type View struct {
 }
 
 // NewView connects to VS Code's CDP endpoint and starts following its
-// targets.
-func NewView(ctx context.Context, e *cdp.Endpoint, log *slog.Logger) (*View, error) {
-	v := &View{endpoint: e, follow: cdp.NewFollower(), log: log, workbench: map[string]bool{}}
+// targets. words phrase the remedies in what CDP clients are told.
+func NewView(ctx context.Context, e *cdp.Endpoint, words remedy.Words, log *slog.Logger) (*View, error) {
+	v := &View{endpoint: e, follow: cdp.NewFollower(), words: words, log: log, workbench: map[string]bool{}}
 	v.ctx, v.cancel = context.WithCancel(context.Background())
 	conn, err := e.Dial(ctx, v.onEvent)
 	if err != nil {
@@ -213,8 +215,9 @@ func cleanURL(raw string) string {
 // Current is the view now, if one is open.
 func (v *View) Current() (cdp.Target, bool) { return v.current() }
 
-// ErrNoView says there is no browser view and how to get one.
-var ErrNoView = errors.New("no browser view is open in VS Code: run \"Simple Browser: Show\" (or open the integrated browser) in VS Code, or call coordinator_open_tab with a URL")
+// ErrNoView says there is no browser view and how to get one (the surface
+// adds its way to open a tab).
+var ErrNoView = remedy.Sentinel("no browser view is open in VS Code: run \"Simple Browser: Show\" (or open the integrated browser) in VS Code", remedy.OpenTab)
 
 // errViewGone: the View's connection to VS Code closed (VS Code quit, or
 // the coordinator moved to another backend); it will never find a view.
@@ -294,7 +297,7 @@ func (v *View) ensureView(ctx context.Context, openURL string) (cdp.Target, erro
 func (v *View) Visible(ctx context.Context) ([]string, error) {
 	t, err := v.ensureView(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, v.words.Phrased(err) // the proxy tells its client
 	}
 	return []string{t.ID}, nil
 }
@@ -304,7 +307,7 @@ func (v *View) Refusal(path string) string {
 	p := strings.TrimSuffix(path, "/")
 	switch {
 	case p == "/json/new":
-		return refuseNewWindow
+		return v.refuseNewWindow()
 	case strings.HasPrefix(p, "/json/close/"):
 		return refuseClose
 	case strings.HasPrefix(p, "/json/activate/"):
@@ -320,7 +323,7 @@ func (v *View) Refusal(path string) string {
 func (v *View) Policy(ctx context.Context, page string) (cdp.Policy, error) {
 	t, err := v.ensureView(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, v.words.Phrased(err)
 	}
 	if page != "" && page != t.ID {
 		return nil, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
@@ -427,9 +430,19 @@ func (v *View) Shutdown() {
 }
 
 const (
-	refuseNewWindow = "in Tier 2 the agent works in VS Code's browser view, its only page: opening new windows or tabs is refused; navigate the page instead (or start the coordinator with --no-vscode for a browser of its own)"
+	refuseNewWindow = "in Tier 2 the agent works in VS Code's browser view, its only page: opening new windows or tabs is refused; navigate the page instead"
 	refuseClose     = "in Tier 2 nothing a client does may close VS Code or its browser view: closing targets is refused"
 	refuseReshape   = "in Tier 2 nothing a client does may close or reshape VS Code: %s is refused"
 	// A browser-level command outside browserLevel (policy.go).
-	refuseBrowserLevel = "in Tier 2 the browser is VS Code: %s without a sessionId would reach all of VS Code, and is refused; send it on the page's session (attach to the page from Target.getTargets, or connect to its webSocketDebuggerUrl from /json/list), or start the coordinator with --no-vscode for a browser of its own"
+	refuseBrowserLevel = "in Tier 2 the browser is VS Code: %s without a sessionId would reach all of VS Code, and is refused; send it on the page's session (attach to the page from Target.getTargets, or connect to its webSocketDebuggerUrl from /json/list)"
 )
+
+// refuseNewWindow and refuseBrowserLevel end with the way to a browser of
+// the coordinator's own, in the surface's words.
+func (v *View) refuseNewWindow() string {
+	return v.words.Phrase(refuseNewWindow, []remedy.Remedy{{Kind: remedy.OwnBrowser}})
+}
+
+func (v *View) refuseBrowserLevel(method string) string {
+	return v.words.Phrase(fmt.Sprintf(refuseBrowserLevel, method), []remedy.Remedy{{Kind: remedy.OwnBrowser}})
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 	"github.com/gorilla/websocket"
 	"github.com/tidwall/gjson"
@@ -78,7 +80,7 @@ func dial(t *testing.T, url string) *client {
 }
 
 func (c *client) call(session, method string, params any) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.Guard)
 	defer cancel()
 	return c.conn.Call(ctx, session, method, params)
 }
@@ -93,23 +95,38 @@ func (c *client) must(session, method string, params any) json.RawMessage {
 }
 
 // waitForIframe waits until VS Code's window holds its iframe target, as a
-// window that has been open for a while does.
+// window that has been open for a while does (the stand-in's page loads it:
+// nothing announces it to a client of /json/list).
 func waitForIframe(t *testing.T, b *testbrowser.Browser) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	testutil.Poll(t, "the stand-in window loads its iframe", func() bool {
 		resp, err := http.Get("http://" + b.Addr() + "/json/list")
-		if err == nil {
-			var list []struct{ Type, URL string }
-			json.NewDecoder(resp.Body).Decode(&list)
-			resp.Body.Close()
-			for _, l := range list {
-				if l.Type == "iframe" && strings.Contains(l.URL, "/content") {
-					return
-				}
-			}
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stand-in window never loaded its iframe")
+		defer resp.Body.Close()
+		var list []struct{ Type, URL string }
+		json.NewDecoder(resp.Body).Decode(&list)
+		return slices.ContainsFunc(list, func(l struct{ Type, URL string }) bool {
+			return l.Type == "iframe" && strings.Contains(l.URL, "/content")
+		})
+	})
+}
+
+// waitCurrent waits until the View knows a view, looking again whenever its
+// targets change (a probe that finds a page is not VS Code's window is one).
+func waitCurrent(t *testing.T, v *View) cdp.Target {
+	t.Helper()
+	guard := time.After(testutil.Guard)
+	for {
+		changed := v.follow.Changed()
+		if c, ok := v.Current(); ok {
+			return c
+		}
+		select {
+		case <-changed:
+		case <-guard:
+			t.Fatal("the page never became the view")
 		}
 	}
 }
@@ -149,7 +166,7 @@ func TestSimpleBrowserIframeIsTheOnlyPage(t *testing.T) {
 				}
 				session = a.SessionID
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("no attachedToTarget for the view")
 		}
 	}
@@ -327,19 +344,12 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
-	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: strings.TrimPrefix(srv.URL, "http://"), WSPath: "/"}, nil, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(v.Shutdown)
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, ok := v.Current(); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never became the view")
-		}
-	}
+	waitCurrent(t, v)
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -353,7 +363,7 @@ func TestUnansweringViewIsNotProbedInALoop(t *testing.T) {
 		if err == nil {
 			t.Fatal("a view that does not answer was handed out")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Guard):
 		t.Fatal("ensureView kept probing past its context")
 	}
 	if n := attaches.Load(); n > 20 {
@@ -366,18 +376,11 @@ func TestAViewWhoseConnectionClosedSaysSoAtOnce(t *testing.T) {
 	// client was being set up on this View: it must not go on probing a
 	// page it can no longer reach, nor try to open a Simple Browser.
 	b := testbrowser.Launch(t, "data:text/html,<title>view</title>")
-	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}, slog.Default())
+	v, err := NewView(context.Background(), &cdp.Endpoint{Addr: b.Addr(), WSPath: b.WSPath}, nil, slog.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, ok := v.Current(); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the page never became the view")
-		}
-	}
+	waitCurrent(t, v)
 	v.Shutdown()
 	if _, err := v.ensureView(context.Background(), ""); !errors.Is(err, errViewGone) {
 		t.Fatalf("ensureView on a closed View: %v", err)

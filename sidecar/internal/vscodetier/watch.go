@@ -12,6 +12,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/fsnotify/fsnotify"
 )
@@ -159,18 +160,19 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 		w.c.SetSource(nil)
 		return
 	}
-	w.c.SetSource(Source(d.Port, w.log))
+	w.c.SetSource(Source(d.Port, w.c.Words(), w.log))
 }
 
 // Source is VS Code's CDP port as a coordinator source: the View behind the
 // proxy, and a launched browser instead when the port does not answer.
-func Source(port int, log *slog.Logger) *coordinator.Source {
+// words phrase the remedies in what the View tells CDP clients.
+func Source(port int, words remedy.Words, log *slog.Logger) *coordinator.Source {
 	return &coordinator.Source{
 		Kind:      state.BackendTier2,
 		Key:       sourceKey(port),
 		Describe:  fmt.Sprintf("VS Code's CDP port %d", port),
-		Hint:      " (to use a browser of its own instead of VS Code's, start the coordinator with --no-vscode)",
-		Connector: connector{port: port, log: log},
+		Remedies:  []remedy.Kind{remedy.OwnBrowser},
+		Connector: connector{port: port, words: words, log: log},
 		Fallback:  true,
 	}
 }
@@ -179,8 +181,9 @@ func sourceKey(port int) string { return "tier2 port " + strconv.Itoa(port) }
 
 // connector connects to VS Code's CDP port.
 type connector struct {
-	port int
-	log  *slog.Logger
+	port  int
+	words remedy.Words
+	log   *slog.Logger
 }
 
 func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error) {
@@ -194,7 +197,7 @@ func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error)
 	if err != nil {
 		return nil, err
 	}
-	v, err := NewView(ctx, &e, k.log)
+	v, err := NewView(ctx, &e, k.words, k.log)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cdp.ErrUnreachable, err)
 	}

@@ -41,6 +41,25 @@ type fixture struct {
 	c        *coordinator.Coordinator
 	portFile string
 	states   <-chan state.File
+	reads    chan string // what each of the watcher's reads of the port file returned
+}
+
+// read waits until the watcher has read the port file and found content in
+// it: after that read, a recheck that cannot parse it returns, changing
+// nothing.
+func (f *fixture) read(t *testing.T, content string) {
+	t.Helper()
+	guard := time.After(testutil.Guard)
+	for {
+		select {
+		case got := <-f.reads:
+			if got == content {
+				return
+			}
+		case <-guard:
+			t.Fatalf("the watcher never read %q from the port file", content)
+		}
+	}
 }
 
 func startFixture(t *testing.T) *fixture {
@@ -61,7 +80,18 @@ func startFixture(t *testing.T) *fixture {
 	}
 	env.PortFiles = []string{filepath.Join(tmp, PortFileName)}
 	env.Ancestors = nil
-	f := &fixture{c: c, portFile: env.PortFiles[0], states: watchStates(t, c.StatePath())}
+	f := &fixture{c: c, portFile: env.PortFiles[0], states: watchStates(t, c.StatePath()), reads: make(chan string, 64)}
+	read := env.ReadFile
+	env.ReadFile = func(path string) ([]byte, error) {
+		data, err := read(path)
+		if err == nil {
+			select {
+			case f.reads <- string(data):
+			default:
+			}
+		}
+		return data, err
+	}
 	w, err := Start(context.Background(), c, env, false, slog.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +125,7 @@ func watchStates(t *testing.T, path string) <-chan state.File {
 func (f *fixture) waitBackend(t *testing.T, backend string) time.Duration {
 	t.Helper()
 	start := time.Now()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(testutil.Guard)
 	for {
 		select {
 		case s := <-f.states:
@@ -122,7 +152,7 @@ func writeAtomic(t *testing.T, path, content string) {
 // seen lists the titles of the pages a client sees through the proxy.
 func seen(t *testing.T, c *coordinator.Coordinator) []string {
 	t.Helper()
-	ctx := context.Background()
+	ctx := testutil.Context(t) // a dial may wait for a launch: long on a busy machine
 	conn, err := cdp.Dial(ctx, c.Proxy().WSEndpoint(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +197,7 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 		t.Logf("port file → backend switched: %v", took)
 		select {
 		case <-client.Done():
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.Guard):
 			t.Fatal("the launched browser's client was not disconnected")
 		}
 		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-one" {
@@ -183,18 +213,19 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		fh.Sync()
-		time.Sleep(3 * debounce) // the truncated, empty file is seen on its own
+		f.read(t, "") // the truncated, empty file is seen on its own, and ignored
 		if s := f.c.Status(); s.Backend != state.BackendTier2 || s.VSCode.Port != vscode.Port {
 			t.Fatalf("a half-written port file switched the backend: %+v", s.VSCode)
 		}
 		fh.WriteString(strconv.Itoa(other.Port))
 		fh.Close()
-		deadline := time.Now().Add(10 * time.Second)
+		guard := time.After(testutil.Guard)
 		for f.c.Status().VSCode.Port != other.Port {
-			if time.Now().After(deadline) {
+			select {
+			case <-f.states:
+			case <-guard:
 				t.Fatalf("never switched to the new port: %+v", f.c.Status().VSCode)
 			}
-			<-f.states
 		}
 		if got := seen(t, f.c); len(got) != 1 || got[0] != "vscode-two" {
 			t.Fatalf("clients see %q", got)
@@ -202,7 +233,7 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 	})
 	t.Run("garbage changes nothing", func(t *testing.T) {
 		writeAtomic(t, f.portFile, "not a port")
-		time.Sleep(5 * debounce)
+		f.read(t, "not a port") // seen, and ignored
 		if s := f.c.Status(); s.Backend != state.BackendTier2 || s.VSCode.Port != other.Port {
 			t.Fatalf("garbage switched the backend: %+v", s.VSCode)
 		}
@@ -231,13 +262,14 @@ func TestPortFileSwitchesTheBackendLive(t *testing.T) {
 		if s, err = f.c.Ensure(context.Background()); err != nil || s.Backend != state.BackendTier1 || s.State != coordinator.Running {
 			t.Fatalf("after VS Code quit: %+v %v", s, err)
 		}
-		// The watcher learns of the fallback from the coordinator's event.
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-			if v := f.c.Status().VSCode; v.Tier == 1 && strings.Contains(v.Reason, "stopped answering") {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("status: %+v", f.c.Status().VSCode)
+		// The watcher learns of the fallback from the coordinator's event
+		// and says so in the state file.
+		guard := time.After(testutil.Guard)
+		for v := f.c.Status().VSCode; v.Tier != 1 || !strings.Contains(v.Reason, "stopped answering"); v = f.c.Status().VSCode {
+			select {
+			case <-f.states:
+			case <-guard:
+				t.Fatalf("status: %+v", v)
 			}
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/fsnotify/fsnotify"
 )
@@ -33,6 +34,10 @@ type Options struct {
 	// coordinator that is already running must not win the race.
 	Grace  time.Duration
 	Logger *slog.Logger
+
+	// waiting, when set, is called each time Wait has looked and blocks
+	// until the folder changes (or a timer): tests write files after it.
+	waiting func()
 }
 
 // ErrNoCoordinator is returned when no live coordinator appeared in time.
@@ -89,6 +94,9 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 			log.Debug("found coordinator", "state", e.Path, "proxyPort", e.File.ProxyPort, "waited", time.Since(start))
 			return e.File, nil
 		}
+		if o.waiting != nil {
+			o.waiting()
+		}
 		select {
 		case <-w.Events:
 			// Any change in the folder: scan it again (the scan skips the
@@ -98,10 +106,10 @@ func Wait(ctx context.Context, o Options) (state.File, error) {
 		case <-grace.C:
 			fallback = true
 		case <-timeout.C:
-			return state.File{}, fmt.Errorf("%w for %s (waited %s for a state file in %s).\n"+
+			return state.File{}, remedy.With(fmt.Errorf("%w for %s (waited %s for a state file in %s).\n"+
 				"Start one next to this command, e.g. add an MCP server entry {\"command\": \"browser-coordinator\"} "+
-				"in the same MCP config, or run `browser-coordinator` in this folder; pass --timeout to wait longer",
-				ErrNoCoordinator, o.Workspace, o.Timeout, o.StateDir)
+				"in the same MCP config, or run `browser-coordinator` in this folder",
+				ErrNoCoordinator, o.Workspace, o.Timeout, o.StateDir), remedy.WaitLonger)
 		case <-ctx.Done():
 			return state.File{}, ctx.Err()
 		}

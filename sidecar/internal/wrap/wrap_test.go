@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
 
@@ -55,40 +56,74 @@ func TestHasTemplateAndNamesEndpoint(t *testing.T) {
 	}
 }
 
+// waiter runs Wait in the background; blocked receives once each time it
+// has looked and waits for the folder to change.
+type waiter struct {
+	blocked chan struct{}
+	found   chan state.File
+	err     chan error
+}
+
+func startWait(o Options) *waiter {
+	w := &waiter{blocked: make(chan struct{}, 16), found: make(chan state.File, 1), err: make(chan error, 1)}
+	o.waiting = func() { w.blocked <- struct{}{} }
+	go func() {
+		f, err := Wait(context.Background(), o)
+		w.found <- f
+		w.err <- err
+	}()
+	return w
+}
+
+// guard bounds a wait that only a failure would make long.
+const guard = 30 * time.Second
+
+func (w *waiter) block(t *testing.T) {
+	t.Helper()
+	select {
+	case <-w.blocked:
+	case f := <-w.found:
+		t.Fatalf("Wait returned %+v, %v before the file was written", f, <-w.err)
+	case <-time.After(guard):
+		t.Fatal("Wait never blocked")
+	}
+}
+
+func (w *waiter) result(t *testing.T) state.File {
+	t.Helper()
+	select {
+	case f := <-w.found:
+		if err := <-w.err; err != nil {
+			t.Fatal(err)
+		}
+		return f
+	case <-time.After(guard):
+		t.Fatal("Wait did not wake")
+		return state.File{}
+	}
+}
+
+// Wait wakes on the file: with the grace period and the timeout far away,
+// the folder's change is the only thing that can wake it.
 func TestWaitWakesOnTheStateFile(t *testing.T) {
 	dir, ws := t.TempDir(), t.TempDir()
-	found := make(chan state.File, 1)
-	errs := make(chan error, 1)
-	go func() {
-		f, err := Wait(context.Background(), Options{StateDir: dir, Workspace: ws, Timeout: 10 * time.Second})
-		found <- f
-		errs <- err
-	}()
-	time.Sleep(100 * time.Millisecond) // let Wait start watching; it must not need the file yet
-	written := time.Now()
+	w := startWait(Options{StateDir: dir, Workspace: ws, Grace: time.Hour, Timeout: time.Hour})
+	w.block(t) // it looked, found nothing, and waits
 	if err := state.Write(state.Path(dir, "c1"), live(ws, 5001)); err != nil {
 		t.Fatal(err)
 	}
-	f := <-found
-	if err := <-errs; err != nil || f.ProxyPort != 5001 {
-		t.Fatalf("Wait = %+v, %v", f, err)
-	}
-	if d := time.Since(written); d > time.Second {
-		t.Fatalf("Wait woke %v after the file appeared", d)
+	if f := w.result(t); f.ProxyPort != 5001 {
+		t.Fatalf("Wait = %+v", f)
 	}
 }
 
 func TestWaitPrefersItsWorkspace(t *testing.T) {
 	dir, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	state.Write(state.Path(dir, "other"), live(other, 6000))
-	done := make(chan state.File, 1)
-	go func() {
-		f, _ := Wait(context.Background(), Options{StateDir: dir, Workspace: ws, Grace: 5 * time.Second, Timeout: 10 * time.Second})
-		done <- f
-	}()
-	time.Sleep(100 * time.Millisecond)
+	w := startWait(Options{StateDir: dir, Workspace: ws, Grace: time.Hour, Timeout: time.Hour})
+	w.block(t) // the other workspace's coordinator is there, and not taken
 	state.Write(state.Path(dir, "mine"), live(ws, 6001))
-	if f := <-done; f.ProxyPort != 6001 {
+	if f := w.result(t); f.ProxyPort != 6001 {
 		t.Fatalf("took the other workspace's coordinator (%d) over its own", f.ProxyPort)
 	}
 }
@@ -97,7 +132,7 @@ func TestWaitFallsBackAfterGrace(t *testing.T) {
 	dir, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
 	state.Write(state.Path(dir, "other"), live(other, 7000))
 	start := time.Now()
-	f, err := Wait(context.Background(), Options{StateDir: dir, Workspace: ws, Grace: 200 * time.Millisecond, Timeout: 10 * time.Second})
+	f, err := Wait(context.Background(), Options{StateDir: dir, Workspace: ws, Grace: 200 * time.Millisecond, Timeout: time.Hour})
 	if err != nil || f.ProxyPort != 7000 {
 		t.Fatalf("Wait = %+v, %v", f, err)
 	}
@@ -115,18 +150,15 @@ func TestWaitIgnoresStaleAndBrokenFiles(t *testing.T) {
 	state.Write(state.Path(dir, "dead"), dead)
 	os.WriteFile(filepath.Join(dir, "corrupt.json"), []byte("{"), 0o600)
 
-	done := make(chan state.File, 1)
-	go func() {
-		f, _ := Wait(context.Background(), Options{StateDir: dir, Workspace: ws, Timeout: 10 * time.Second})
-		done <- f
-	}()
-	time.Sleep(100 * time.Millisecond)
-	// A writer that does not write atomically: Wait sees half a file first.
+	w := startWait(Options{StateDir: dir, Workspace: ws, Grace: time.Hour, Timeout: time.Hour})
+	w.block(t)
+	// A writer that does not write atomically: Wait sees half a file first,
+	// and goes on waiting.
 	p := state.Path(dir, "inplace")
 	os.WriteFile(p, []byte(`{"pid": `), 0o600)
-	time.Sleep(50 * time.Millisecond)
+	w.block(t)
 	os.WriteFile(p, []byte(`{"pid": `+itoa(os.Getpid())+`, "proxyPort": 8001, "workspace": "`+ws+`"}`), 0o600)
-	if f := <-done; f.ProxyPort != 8001 {
+	if f := w.result(t); f.ProxyPort != 8001 {
 		t.Fatalf("got %+v", f)
 	}
 }
@@ -134,7 +166,7 @@ func TestWaitIgnoresStaleAndBrokenFiles(t *testing.T) {
 func TestWaitTimesOutWithAdvice(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not-yet-created")
 	_, err := Wait(context.Background(), Options{StateDir: dir, Timeout: 150 * time.Millisecond})
-	if !errors.Is(err, ErrNoCoordinator) || !strings.Contains(err.Error(), "Start one") || !strings.Contains(err.Error(), "--timeout") {
+	if !errors.Is(err, ErrNoCoordinator) || !strings.Contains(err.Error(), "Start one") || !remedy.Has(err, remedy.WaitLonger) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
+	"github.com/fsnotify/fsnotify"
 )
 
 // Browser is a launched browser with its debugging port.
@@ -59,8 +60,17 @@ func launch(t testing.TB, o launcher.Options) *launcher.Browser {
 func Launch(t testing.TB, url string) *Browser {
 	t.Helper()
 	b := launch(t, launcher.Options{Path: testutil.BrowserPath(t), Headless: true, URL: url, Args: []string{"--remote-debugging-port=0"}})
-	// Chromium writes its port next to the profile soon after it answers.
-	deadline := time.Now().Add(10 * time.Second)
+	// Chromium writes its port into the profile soon after it answers: read
+	// it again at each change of the folder.
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(b.UserDataDir); err != nil {
+		t.Fatal(err)
+	}
+	guard := time.After(testutil.Guard)
 	for {
 		data, err := os.ReadFile(filepath.Join(b.UserDataDir, launcher.ActivePortFile))
 		if err == nil {
@@ -68,9 +78,10 @@ func Launch(t testing.TB, url string) *Browser {
 				return &Browser{Browser: b, Port: port, WSPath: path}
 			}
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-w.Events:
+		case <-guard:
 			t.Fatalf("the browser wrote no DevToolsActivePort: %v", err)
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
