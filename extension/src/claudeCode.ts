@@ -130,7 +130,7 @@ function ask(a: Asker, args: string[]): Promise<Report> {
     execFile(a.bin, argv, { timeout: a.timeoutMs ?? 15_000, windowsHide: true, env: a.env ?? process.env, maxBuffer: 16 << 20 }, (err, stdout, stderr) => {
       let answer: (Report & Failure) | undefined;
       try {
-        answer = JSON.parse(stdout);
+        answer = JSON.parse(stdout) as Report & Failure;
       } catch {
         // not JSON: the sidecar failed before it could answer
       }

@@ -54,8 +54,12 @@ const remedyWords: Record<string, string> = {
 /** An error answer's text with its remedies in the extension's words. */
 export function phrase(error: string, remedies: unknown): string {
   if (!Array.isArray(remedies)) return error;
-  const said = remedies
-    .map((r) => (r && typeof r.kind === 'string' && remedyWords[r.kind] ? remedyWords[r.kind].replace('{arg}', typeof r.arg === 'string' ? r.arg : '') : undefined))
+  const said = (remedies as unknown[])
+    .map((r) => {
+      const { kind, arg } = (typeof r === 'object' && r !== null ? r : {}) as { kind?: unknown; arg?: unknown };
+      if (typeof kind !== 'string' || !(kind in remedyWords)) return undefined;
+      return remedyWords[kind].replace('{arg}', typeof arg === 'string' ? arg : '');
+    })
     .filter((w): w is string => !!w);
   return [error, ...said].join('; ');
 }

@@ -82,7 +82,7 @@ function removeClaudeCodeEntries(extensionDir: string, p: Platform): string | un
   });
   let answer: { file?: string; error?: string; removed?: { name: string; workspace?: string }[] } = {};
   try {
-    answer = JSON.parse(r.stdout);
+    answer = JSON.parse(r.stdout) as typeof answer;
   } catch {
     throw new Error(`the sidecar did not answer: ${(r.stderr || r.error?.message || '').trim()}`);
   }

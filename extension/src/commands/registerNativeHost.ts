@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Cmd, Ctx } from '../ctx';
 import { HOST_KEY } from '../flows/sidecar';
 import { errorMessage } from '../log';
-import { HostBrowser, HostRecord, hostBrowserLabels, hostBrowsers, nextSteps, registerNativeHost, remember } from '../nativeHost';
+import { HostRecord, hostBrowserLabels, hostBrowsers, nextSteps, registerNativeHost, remember } from '../nativeHost';
 
 export function registerNativeHostCommand(ctx: Ctx): Cmd {
   return async () => {
@@ -14,7 +14,7 @@ export function registerNativeHostCommand(ctx: Ctx): Cmd {
       return;
     }
     const sidecar = ctx.sidecar.path;
-    const pick = await vscode.window.showQuickPick(hostBrowsers.map((b) => ({ label: hostBrowserLabels[b], description: b, browser: b as HostBrowser })), {
+    const pick = await vscode.window.showQuickPick(hostBrowsers.map((b) => ({ label: hostBrowserLabels[b], description: b, browser: b })), {
       title: 'Let agents work in your own browser: register the native host for which browser?',
       placeHolder: 'The browser starts this sidecar for the Browser Coordinator extension, and for it alone',
     });
