@@ -104,7 +104,7 @@ export class ControlClient {
     } catch (err) {
       throw new ControlError(`the coordinator on port ${this.port} did not answer: ${(err as Error).message}`, 0);
     }
-    let json: { error?: unknown; state?: unknown } | null;
+    let json: { error?: unknown; state?: unknown; remedies?: unknown } | null;
     try {
       json = JSON.parse(res.text) as typeof json;
     } catch {
