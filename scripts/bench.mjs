@@ -27,9 +27,12 @@
 //                            page-tool call vs Playwright MCP (snapshot, fill form, click)
 //   corpus of real apps      docs/corpus.md: tasks done right by page tools alone (≥ 90 %), wrong "done"
 //                            answers (0), and on the tasks page tools do right, calls and time against
-//                            Playwright MCP's snapshot + fill + click (≥ 2× fewer, ≥ 2× less)
+//                            Playwright MCP's snapshot + fill + click (≥ 2× fewer, ≥ 2× less); on a
+//                            sample (one TodoMVC app and one GOV.UK fixture in ten, every other app's
+//                            tasks: a few minutes) unless BENCH_CORPUS=full (the whole corpus: over an hour)
 //
-// BENCH_QUICK=1 runs fewer iterations. Progress goes to stderr, the table to stdout.
+// BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
+// corpus. Progress goes to stderr, the table to stdout.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -256,7 +259,7 @@ try {
 
   progress('corpus of real apps, page tools vs Playwright MCP ...');
   const { corpusRows } = await import('./lib/corpus/benchrows.mjs');
-  for (const r of await corpusRows({ work, quick, progress })) row(...r);
+  for (const r of await corpusRows({ work, full: process.env.BENCH_CORPUS === 'full', progress })) row(...r);
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });

@@ -41,7 +41,7 @@ func progressiveTools(connected bool, tabs int, focused bool) []string {
 	case !connected:
 		return []string{"connect_browser"}
 	case focused:
-		return []string{"list_tabs", "open_tab", "focus_tab", "close_tab"}
+		return []string{"list_tabs", "open_tab", "focus_tab", "close_tab", "handle_dialog"}
 	case tabs == 0:
 		return []string{"list_tabs", "open_tab"}
 	default:

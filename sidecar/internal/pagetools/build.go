@@ -507,6 +507,14 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 			return nil, false
 		}
 		s.Enum, own = enumOf(fd, own, d)
+		if s.Enum != nil {
+			s.labels = map[string]bool{}
+			for _, o := range fd.Options {
+				if o.L != "" {
+					s.labels[strings.ToLower(o.L)] = true
+				}
+			}
+		}
 		if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
 			s.Default = fd.Value
 		}
@@ -621,7 +629,7 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		}
 		return vals, own
 	}
-	own = append(own, fmt.Sprintf("One of the page's %d options; the page checks the value.", fd.OptionCount))
+	own = append(own, fmt.Sprintf("One of the page's %d options, by its value or its label; the page checks it.", fd.OptionCount))
 	if d.listValues() && len(fd.Options) > 0 {
 		own = append(own, someOptions(fd))
 	}
