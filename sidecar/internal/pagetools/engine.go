@@ -107,11 +107,11 @@ type Engine struct {
 	binding string // the binding only that world has
 	source  string // the script with its configuration
 
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // goroutines the engine started
-	callSem chan struct{} // capacity 1: one call at a time
-	change chan struct{}  // capacity 1: a pending "tools changed"
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // goroutines the engine started
+	callSem chan struct{}  // capacity 1: one call at a time
+	change  chan struct{}  // capacity 1: a pending "tools changed"
 
 	mu        sync.Mutex
 	wake      chan struct{}    // closed and replaced at every state change
