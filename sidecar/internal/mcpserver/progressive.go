@@ -41,7 +41,7 @@ func progressiveTools(connected bool, tabs int, focused bool) []string {
 	case !connected:
 		return []string{"connect_browser"}
 	case focused:
-		return []string{"list_tabs", "open_tab", "focus_tab", "close_tab", "handle_dialog"}
+		return []string{"list_tabs", "open_tab", "focus_tab", "close_tab"}
 	case tabs == 0:
 		return []string{"list_tabs", "open_tab"}
 	default:
@@ -139,7 +139,13 @@ func (pr *progressive) hiddenTab(id string) bool {
 func (pr *progressive) coreTools(snap pagefocus.Focus) []string {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	return progressiveTools(pr.connected, pr.tabs, pr.connected && snap.TabID != "")
+	tools := progressiveTools(pr.connected, pr.tabs, pr.connected && snap.TabID != "")
+	if pr.connected && snap.Dialog != nil {
+		// A JavaScript dialog is open in the focused tab: the state that
+		// allows answering it.
+		tools = append(tools, "handle_dialog")
+	}
+	return tools
 }
 
 // disconnect: the browser went (or changed): back to DISCONNECTED.

@@ -785,6 +785,9 @@ func (f *focused) load(ctx context.Context, wantURL string) {
 			if url, _ := f.eng.Page(); !cdp.IsBlank(url) {
 				break
 			}
+			if _, open := f.eng.Dialog(); open {
+				return // the page stopped as it loads: the focus says so (Dialog)
+			}
 			select {
 			case <-wake:
 			case <-ctx.Done():

@@ -355,8 +355,9 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // Changed receives a value when the page's set of tools changed (names,
-// schemas, descriptions or annotations) or the tab shows another document
-// (View's Doc); several changes before the owner reads it make one. Read
+// schemas, descriptions or annotations), the tab shows another document
+// (View's Doc), or a JavaScript dialog opened or closed (Dialog); several
+// changes before the owner reads it make one. Read
 // Tools or View then.
 func (e *Engine) Changed() <-chan struct{} { return e.change }
 

@@ -243,14 +243,17 @@ func (e *Engine) onDialogOpening(ev dialogOpeningEvent) {
 		DefaultPrompt: cleanText(ev.DefaultPrompt, dialogTextMax),
 		URL:           cleanText(ev.URL, 2048),
 	}
-	e.locked(func() { e.dialog = d })
+	e.locked(func() { e.dialog = d; e.signalLocked() })
 	e.log.Debug("page tools: a JavaScript dialog opened", "type", d.Type, "url", logURL(d.URL))
 }
 
 func (e *Engine) onDialogClosed() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.dialog = nil
+	if e.dialog != nil {
+		e.dialog = nil
+		e.signalLocked() // the owner hears the page is free again
+	}
 	e.broadcastLocked()
 	e.ensureLocked()
 }
