@@ -383,7 +383,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 			return nil, false, fmt.Errorf("%s: press Enter in the form's field: %w", ref.name, kerr)
 		}
 	}
-	res, err = e.finish(ctx, doc, ref, res, jr, before)
+	res, err = e.finish(ctx, doc, ref, res, jr, before, len(args) > 0)
 	return res, false, err
 }
 
@@ -434,7 +434,7 @@ func (e *Engine) pressEnter(ctx context.Context) error {
 
 // finish waits for the page to settle after a submit, click or Enter, and
 // answers what was seen: an *Error of kind ErrNoEffect when nothing was.
-func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters) (*Result, error) {
+func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters, given bool) (*Result, error) {
 	res.Submitted = true
 	s := e.settle(ctx, doc.ctxID, jr.Watch, before)
 	if ctx.Err() != nil {
@@ -465,7 +465,7 @@ func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *R
 		}
 	}
 	res.PageText = cleanBlock(text, e.cfg.TextLimit)
-	if err := e.unseen(ref, doc, res, jr, popup); err != nil {
+	if err := e.unseen(ref, doc, res, jr, popup, given); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -474,8 +474,8 @@ func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *R
 // unseen is the error of a call whose effect was not seen: nothing changed
 // on the page, or a form's submit brought the same page back without
 // anything it was given (a form whose fields have no names, submitted
-// where the page expected a script to act).
-func (e *Engine) unseen(ref *toolRef, doc *document, res *Result, jr jsCall, popup bool) error {
+// where the page expected a script to act). given: the call had values.
+func (e *Engine) unseen(ref *toolRef, doc *document, res *Result, jr jsCall, popup, given bool) error {
 	did := "the element was clicked"
 	switch {
 	case jr.Enter >= 0:
@@ -488,7 +488,7 @@ func (e *Engine) unseen(ref *toolRef, doc *document, res *Result, jr jsCall, pop
 	if !res.Navigated && !popup && res.PageText == "" && res.Note == "" {
 		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and nothing could be seen to happen: no navigation, no change on the page, no dialog, no new tab; the page did not act on it (is this the tool for the task, and are the arguments what the page expects?)", ref.name, did), Tools: res.Tools}
 	}
-	if res.Navigated && ref.origin == OriginForm && samePageEmpty(doc.url, res.URL) && !res.ToolsChanged {
+	if res.Navigated && ref.origin == OriginForm && given && samePageEmpty(doc.url, res.URL) {
 		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and the tab loaded the same page again (%s) with none of the values given (the page did not send them): the page did not act on the submit", ref.name, did, clipURL(res.URL)), Tools: res.Tools}
 	}
 	return nil

@@ -824,7 +824,14 @@
   function fillWidget(f, v) {
     setValue(f, f.w, v);
     blurEl(f.w);
-    if (!(loose(f.w.value) === loose(v) && f.el.value !== '')) setValue(f, f.el, v);
+  }
+  // After the widgets have read what was typed (a tick later: some read it
+  // on a timer), those that did not understand it get it in their native
+  // control as given.
+  function widgetFallback(fields) {
+    for (const [f, v] of fields) {
+      if (f.kind === 'widget' && !(loose(f.w.value) === loose(v) && f.el.value !== '')) setValue(f, f.el, String(v));
+    }
   }
 
   // The fields that did not take the value given (a widget that refused
@@ -883,6 +890,7 @@
     const old = fields.map(([f]) => snapshot(f));
     for (const [f, v] of fields) fill(f, v);
     await tick(); // let a framework re-render (enable the submit button, say)
+    if (fields.some(([f]) => f.kind === 'widget')) { widgetFallback(fields); await tick(); }
     const refused = untaken(fields);
     if (refused.length) {
       fields.forEach(([f], i) => restore(f, old[i]));
