@@ -48,7 +48,7 @@ document.getElementById('new-todo').addEventListener('keydown', (e) => {
 });
 </script>`), Config{})
 	tb.waitTools("todos")
-	res := tb.call("todos", map[string]any{"new_todo": "Buy milk"})
+	res := tb.call("todos", map[string]any{"what_needs_to_be_done": "Buy milk"})
 	if got := tb.eval(`document.getElementById('list').textContent + '|' + location.search`); got != "Buy milk|" {
 		t.Fatalf("the page shows %q, want the item added without a reload (%s)", got, res.Text())
 	}
@@ -64,7 +64,7 @@ func TestSubmitThatReloadsTheSamePageIsNoEffect(t *testing.T) {
 <form><input id="new-todo" placeholder="What needs to be done?"></form><p id="loads"></p>
 <script>sessionStorage.loads = (+sessionStorage.loads || 0) + 1; document.getElementById('loads').textContent = sessionStorage.loads;</script>`), Config{})
 	tb.waitTools("todos")
-	_, err := tb.eng.Call(testCtx(t), "todos", map[string]any{"new_todo": "Buy milk"})
+	_, err := tb.eng.Call(testCtx(t), "todos", map[string]any{"what_needs_to_be_done": "Buy milk"})
 	if !errors.Is(err, ErrNoEffect) || !strings.Contains(err.Error(), "same page again") {
 		t.Fatalf("err = %v, want ErrNoEffect: the same page again", err)
 	}
