@@ -382,11 +382,10 @@
     const natives = new Map(), widgets = new Set();
     for (const n of els) {
       const ln = localName(n);
-      if (n.disabled || !getAttr(n, 'name') || visible(n) && n.type !== 'hidden') continue;
       const input = ln === 'input' && (n.type === 'hidden' || TEXTUAL.has(n.type) || n.type === 'date' || n.type === 'time');
-      if (ln !== 'select' && !input) continue;
-      if (ln === 'select' && n.multiple) continue;
-      if (input && !getAttr(n, 'placeholder') && !labelFor(n)) continue;
+      if (ln !== 'select' && !input || ln === 'select' && n.multiple || n.disabled || !hasAttr(n, 'name')) continue;
+      if (n.type !== 'hidden' && visible(n)) continue;
+      if (input && !hasAttr(n, 'placeholder') && !labelFor(n)) continue;
       const w = besideInput(n);
       if (w && !widgets.has(w)) { natives.set(n, w); widgets.add(w); }
     }
@@ -406,11 +405,16 @@
   }
   // The text of a <label for> naming el (a hidden input is not labelable,
   // so its label has no control).
+  let forIndex = null; // id → its <label for>, built once per discovery
   function labelFor(el) {
     const id = elId(el);
     if (!id) return '';
-    for (const l of docQSA(document, 'label')) if (getAttr(l, 'for') === id) return ownText(l, cfg.textMax);
-    return '';
+    if (!forIndex) {
+      forIndex = new Map();
+      for (const l of docQSA(document, 'label[for]')) { const f = getAttr(l, 'for'); if (!forIndex.has(f)) forIndex.set(f, l); }
+    }
+    const l = forIndex.get(id);
+    return l ? ownText(l, cfg.textMax) : '';
   }
 
   function describeWidget(n, w) {
@@ -559,6 +563,7 @@
       reg.lists = lists.map((l) => l[1]);
       [page.buttons, reg.buttons] = findButtons(body, reg.lists);
       labelIndex = null;
+      forIndex = null;
     }
     [page.imperative, page.imperativeStatus] = await imperativeTools();
     return [page, reg];
