@@ -502,33 +502,11 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 		if fd.Required {
 			own = append(own, "Must be true to submit.")
 		}
-	case "radio", "select":
+	case "radio", "select", "select-multiple", "checkbox-group":
 		if fd.OptionCount == 0 {
 			return nil, false
 		}
-		s.Enum, own = enumOf(fd, own, d)
-		if s.Enum != nil {
-			s.labels = map[string]bool{}
-			for _, o := range fd.Options {
-				if o.L != "" {
-					s.labels[strings.ToLower(o.L)] = true
-				}
-			}
-		}
-		if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
-			s.Default = fd.Value
-		}
-	case "select-multiple", "checkbox-group":
-		if fd.OptionCount == 0 {
-			return nil, false
-		}
-		item := &Schema{Type: "string"}
-		item.Enum, own = enumOf(fd, own, d)
-		s.Type, s.Items = "array", item
-		if fd.Required {
-			one := 1
-			s.MinItems = &one
-		}
+		own = choiceSchema(s, fd, own, d)
 	case "number", "range":
 		s.Type = "integer"
 		if fd.Step == "any" || (fd.Step != "" && !isWhole(fd.Step)) || (fd.Min != "" && !isWhole(fd.Min)) {
@@ -585,6 +563,34 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 	}
 	s.Description = pageSays(strings.Join(own, " "), fieldText(fd), d.propText())
 	return s, true
+}
+
+// choiceSchema makes s a choice field's: one of its options (by value,
+// or by label: the page takes either), or an array of them.
+func choiceSchema(s *Schema, fd rawField, own []string, d detail) []string {
+	if fd.Type == "select-multiple" || fd.Type == "checkbox-group" {
+		item := &Schema{Type: "string"}
+		item.Enum, own = enumOf(fd, own, d)
+		s.Type, s.Items = "array", item
+		if fd.Required {
+			one := 1
+			s.MinItems = &one
+		}
+		return own
+	}
+	s.Enum, own = enumOf(fd, own, d)
+	if s.Enum != nil {
+		s.labels = map[string]bool{}
+		for _, o := range fd.Options {
+			if o.L != "" {
+				s.labels[strings.ToLower(o.L)] = true
+			}
+		}
+	}
+	if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
+		s.Default = fd.Value
+	}
+	return own
 }
 
 // fieldText is what the page says of a field beyond its name.

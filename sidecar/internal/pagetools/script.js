@@ -281,31 +281,7 @@
       if (!declared && !visible(el) && !(ln === 'input' && (el.type === 'checkbox' || el.type === 'radio') && Array.from(labelsOf(el)).some(visible))) continue;
       if (fields.length >= cfg.maxFields) break;
       if (ln === 'input' && (el.type === 'radio' || (el.type === 'checkbox' && el.name && checkNames.get(el.name) > 1))) {
-        const key = el.type + ':' + el.name;
-        let i = groups.get(key);
-        const opt = { v: clean(choiceValue(el), cfg.valueMax), l: fieldLabel(el) };
-        if (i === undefined) {
-          const d = describeField(el, 'input');
-          d.type = el.type === 'radio' ? 'radio' : 'checkbox-group';
-          d.label = ''; d.options = []; d.optionCount = 0;
-          // A group's label is its fieldset's legend or its aria-labelledby.
-          const fs = closest(el, 'fieldset');
-          const legend = fs && qs(fs, 'legend');
-          d.label = legend ? ownText(legend, cfg.textMax) : '';
-          const grp = closest(el, '[role=radiogroup],[role=group]');
-          if (grp) d.label = d.label || attr(grp, 'aria-label') || labelledBy(grp);
-          d.value = '';
-          i = fields.length;
-          groups.set(key, i);
-          fields.push(d);
-          regFields.push({ kind: el.type === 'radio' ? 'radio' : 'checks', els: [] });
-        }
-        const d = fields[i];
-        d.optionCount++;
-        if (d.options.length < cfg.maxOptions) d.options.push(opt);
-        if (el.required) d.required = true;
-        if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
-        regFields[i].els.push(el);
+        addToGroup(el, fields, regFields, groups);
         continue;
       }
       if (ln === 'select') {
@@ -344,6 +320,36 @@
       out.autoSubmit = hasAttr(form, 'toolautosubmit');
     }
     return [out, { form, fields: regFields, submit, action, enter }];
+  }
+
+  // A radio button, or a checkbox of a same-named group: an option of its
+  // group's field (made at its first button).
+  function addToGroup(el, fields, regFields, groups) {
+    const key = el.type + ':' + el.name;
+    let i = groups.get(key);
+    const opt = { v: clean(choiceValue(el), cfg.valueMax), l: fieldLabel(el) };
+    if (i === undefined) {
+      const d = describeField(el, 'input');
+      d.type = el.type === 'radio' ? 'radio' : 'checkbox-group';
+      d.options = []; d.optionCount = 0;
+      // A group's label is its fieldset's legend or its aria-labelledby.
+      const fs = closest(el, 'fieldset');
+      const legend = fs && qs(fs, 'legend');
+      d.label = legend ? ownText(legend, cfg.textMax) : '';
+      const grp = closest(el, '[role=radiogroup],[role=group]');
+      if (grp) d.label = d.label || attr(grp, 'aria-label') || labelledBy(grp);
+      d.value = '';
+      i = fields.length;
+      groups.set(key, i);
+      fields.push(d);
+      regFields.push({ kind: el.type === 'radio' ? 'radio' : 'checks', els: [] });
+    }
+    const d = fields[i];
+    d.optionCount++;
+    if (d.options.length < cfg.maxOptions) d.options.push(opt);
+    if (el.required) d.required = true;
+    if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
+    regFields[i].els.push(el);
   }
 
   // A choice's value: its value attribute; one without (whose value reads
