@@ -204,12 +204,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	var tree struct {
 		FrameTree struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				URL      string `json:"url"`
-				LoaderID string `json:"loaderId"`
-			} `json:"frame"`
+			Frame frameInfo `json:"frame"`
 		} `json:"frameTree"`
 	}
 	if err := json.Unmarshal(res, &tree); err != nil || tree.FrameTree.Frame.ID == "" {

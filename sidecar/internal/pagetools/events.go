@@ -31,13 +31,16 @@ type scriptReport struct {
 	Message string  `json:"message"`
 }
 
+// frameInfo is a frame as Page.frameNavigated and Page.getFrameTree give it.
+type frameInfo struct {
+	ID       string `json:"id"`
+	ParentID string `json:"parentId"`
+	URL      string `json:"url"`
+	LoaderID string `json:"loaderId"`
+}
+
 type frameNavigatedEvent struct {
-	Frame struct {
-		ID       string `json:"id"`
-		ParentID string `json:"parentId"`
-		URL      string `json:"url"`
-		LoaderID string `json:"loaderId"`
-	} `json:"frame"`
+	Frame frameInfo `json:"frame"`
 }
 
 type sameDocumentEvent struct {
