@@ -183,6 +183,7 @@ type toolRef struct {
 	foreign map[string]any // an imperative tool's schema as the page gave it
 	fields  map[string]int // property → field index in the form
 	submit  bool           // a form to submit (false: WebMCP without toolautosubmit)
+	post    bool           // a form that posts (its values go in the body, not the URL)
 	pageKey string         // an imperative tool's name in the page
 }
 
@@ -416,7 +417,7 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 // fields it leaves out.
 func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 	s := &Schema{Type: "object", Closed: true}
-	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true}
+	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true, post: strings.EqualFold(f.Method, "post")}
 	props := newNamer(64)
 	props.unique(AllowCrossOrigin) // the call's own argument, never a field's
 	left := 0

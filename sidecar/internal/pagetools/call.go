@@ -488,7 +488,7 @@ func (e *Engine) unseen(ref *toolRef, doc *document, res *Result, jr jsCall, pop
 	if !res.Navigated && !popup && res.PageText == "" && res.Note == "" {
 		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and nothing could be seen to happen: no navigation, no change on the page, no dialog, no new tab; the page did not act on it (is this the tool for the task, and are the arguments what the page expects?)", ref.name, did), Tools: res.Tools}
 	}
-	if res.Navigated && ref.origin == OriginForm && given && samePageEmpty(doc.url, res.URL) {
+	if res.Navigated && ref.origin == OriginForm && !ref.post && given && samePageEmpty(doc.url, res.URL) {
 		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and the tab loaded the same page again (%s) with none of the values given (the page did not send them): the page did not act on the submit", ref.name, did, clipURL(res.URL)), Tools: res.Tools}
 	}
 	return nil

@@ -191,3 +191,20 @@ func TestHiddenFormsAreNoTools(t *testing.T) {
 <li><label>Walk the dog</label><form><input class="edit" style="display:none" value="Walk the dog"></form></li></ul></main>`), Config{})
 	tb.waitTools("todos")
 }
+
+// A form that posts to its own page sends its values in the body: the page
+// coming back is its answer, not a submit that did nothing.
+func TestPostToTheSamePageIsDone(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.page("post.html", `<!doctype html><title>Trip</title><h1>Book a trip</h1>
+<form method="post"><label>Destination <input name="to"></label><button>Book trip</button></form>`), Config{})
+	tb.waitTools("book_trip")
+	res := tb.call("book_trip", map[string]any{"destination": "Lisbon"})
+	if !res.Navigated {
+		t.Fatalf("the post did not navigate: %s", res.Text())
+	}
+	if got := tb.eval(`performance.getEntriesByType('navigation')[0].type + ' ' + location.pathname`); got != "navigate /t/post.html" {
+		t.Fatalf("the tab: %v", got)
+	}
+}
