@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startCoordinator, call } from '../lib/mcp.mjs';
 import { listen } from '../lib/pageserver.mjs';
-import { watchListChanged, toolNames } from '../lib/listchanged.mjs';
+import { watchListChanged, toolNames, untilTools } from '../lib/listchanged.mjs';
 
 const accountPage = `<!doctype html><html><head><meta charset="utf-8"><title>Your account</title></head>
 <body><main><h1>Your account</h1>
@@ -115,12 +115,19 @@ test('coordinator_handle_dialog: a confirm and a prompt a page-tool call opens, 
   assert.match(none.text, /no JavaScript dialog is open/);
 });
 
-test('progressive: handle_dialog is listed while a dialog is open, and answers it', async (t) => {
+test('progressive: handle_dialog is listed while a dialog is open (also one as a tab opens), and answers it', async (t) => {
   const coord = await startCoordinator({ ...dirs('prog'), args: ['--tools', 'progressive'] });
   t.after(() => coord.close());
   const c = coord.client;
   const changes = watchListChanged(c);
   await call(c, 'connect_browser', { launch: true });
+  // An alert as the page loads: open_tab answers (its shape is the seed's), handle_dialog is listed.
+  const welcome = await call(c, 'open_tab', { url: `${site.url}/welcome.html` });
+  assert.equal(welcome.structuredContent.focused, true);
+  await untilTools(c, changes, (names) => names.includes('handle_dialog'), { what: 'handle_dialog, for the alert as the page loads' });
+  await call(c, 'handle_dialog', { accept: true });
+  await untilTools(c, changes, (names) => !names.includes('handle_dialog') && names.some((n) => n.startsWith('search')), { what: 'the page\'s tools once the alert is closed' });
+
   await call(c, 'open_tab', { url: `${site.url}/account.html` });
   assert.ok(!(await toolNames(c)).includes('handle_dialog'), 'no dialog, no handle_dialog');
 

@@ -230,6 +230,16 @@ func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResu
 	}
 	tab.URL = u
 	it := h.tabAnswer(ctx, tab, true, u)
+	if it.Title == "" {
+		// A page slow to look at: its title as the browser has it.
+		if tabs, err := h.c.RunningTabs(ctx); err == nil {
+			for _, t := range tabs {
+				if t.ID == tab.ID && t.Title != "" && !cdp.IsBlank(t.URL) {
+					it.Title = pagetools.Label(t.Title, maxTitleShown)
+				}
+			}
+		}
+	}
 	return mcp.NewToolResultStructured(it, renderTab("Opened", it))
 }
 
