@@ -245,7 +245,7 @@ test('a page cannot flood the context: a tool is at most 8 KB, the page tools 48
       for (const tool of tools) {
         for (const [name, p] of Object.entries(tool.inputSchema.properties)) {
           assert.equal(p.enum, undefined, `${tool.name}.${name} kept 180-character values as an enum`);
-          assert.match(p.description, /One of the page's 40 options; the page checks the value\. Values: Page text: "[^"]*" and 3\d more\./);
+          assert.match(p.description, /One of the page's 40 options, by its value or its label; the page checks it\. Values: Page text: "[^"]*" and 3\d more\./);
           const outside = p.description.replace(/Page text: "[^"]*"/g, '');
           assert.doesNotMatch(outside, /xxx|Ignore/, `${tool.name}.${name}: page text outside its label: ${p.description}`);
         }

@@ -132,7 +132,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 		p.prog = pr
 		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: pr.hiddenTab, Logger: log}, false)
 		p.srv = s
-		for _, t := range pr.tools() {
+		for _, t := range append(pr.tools(), p.handleDialogTool()) {
 			s.AddTool(t.tool, t.handle)
 		}
 	} else {

@@ -141,7 +141,13 @@ func (pr *progressive) hiddenTab(id string) bool {
 func (pr *progressive) coreTools(snap pagefocus.Focus) []string {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
-	return progressiveTools(pr.connected, pr.tabs, pr.connected && snap.TabID != "")
+	tools := progressiveTools(pr.connected, pr.tabs, pr.connected && snap.TabID != "")
+	if pr.connected && snap.Dialog != nil {
+		// A JavaScript dialog is open in the focused tab: the state that
+		// allows answering it.
+		tools = append(tools, "handle_dialog")
+	}
+	return tools
 }
 
 // disconnect: the browser went (or changed): back to DISCONNECTED.
@@ -407,7 +413,14 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := pr.c.CheckOpen(u); err != nil { // the blank tab reused below is loaded directly
 		return toolError(fmt.Errorf("open_tab: %w", err)), nil
 	}
-	id, err := pr.reuseBlank(ctx, u, focus)
+	var id string
+	if focus && !cdp.IsBlank(u) {
+		// Followed from before its first byte: a dialog the page opens as
+		// it loads is seen (handle_dialog is listed) and answerable.
+		id, err = pr.openFollowed(ctx, u)
+	} else {
+		id, err = pr.reuseBlank(ctx, u, focus)
+	}
 	if err != nil {
 		return toolError(fmt.Errorf("open_tab: %w", err)), nil
 	}
@@ -453,8 +466,33 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 	}), nil
 }
 
-// reuseBlank loads u in the launched browser's first blank tab, if it is
-// still there; it answers that tab's id, or "" when there is none.
+// openFollowed opens a blank tab (the launched browser's first one, when
+// it is still there), focuses it, and loads u through the focused tab's
+// engine.
+func (pr *progressive) openFollowed(ctx context.Context, u string) (string, error) {
+	id, err := pr.reuseBlank(ctx, "", true)
+	if err != nil {
+		return "", err
+	}
+	if id == "" {
+		tab, err := pr.c.OpenTab(ctx, "about:blank", true)
+		if err != nil {
+			return "", err
+		}
+		id = tab.ID
+	}
+	if _, err := pr.p.tr.Focus(ctx, id, ""); err != nil {
+		return "", fmt.Errorf("the tab opened (id %d) but cannot be focused: %w", pr.num(id), err)
+	}
+	if err := pr.p.tr.Navigate(ctx, id, u); err != nil {
+		return "", fmt.Errorf("the tab opened (id %d) but could not load %s: %w", pr.num(id), u, err)
+	}
+	return id, nil
+}
+
+// reuseBlank loads u ("": nothing, the tab stays blank) in the launched
+// browser's first blank tab, if it is still there; it answers that tab's
+// id, or "" when there is none.
 func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (string, error) {
 	pr.mu.Lock()
 	var id string
@@ -474,8 +512,10 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 		return "", nil
 	}
 	defer sess.Close()
-	if _, err := sess.Call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
-		return "", err
+	if u != "" {
+		if _, err := sess.Call(ctx, "Page.navigate", map[string]any{"url": u}); err != nil {
+			return "", err
+		}
 	}
 	pr.mu.Lock()
 	delete(pr.hidden, id)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -28,17 +29,20 @@ const tabsSchema = `{"type":"object","properties":{
 const tabSchema = `{"type":"object","properties":{
 	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},
 	"focused":{"type":"boolean"},
-	"toolsAvailable":{"type":"array","items":{"type":"string"},"description":"the tab's page tools"}
+	"toolsAvailable":{"type":"array","items":{"type":"string"},"description":"the tab's page tools"},
+	"dialog":` + dialogSchema + `
 },"required":["id","url","focused"]}`
 
 // tabItem is one tab as the tab tools show it.
 type tabItem struct {
-	ID             string   `json:"id"`
-	Title          string   `json:"title"`
-	URL            string   `json:"url"`
-	Focused        bool     `json:"focused"`
-	ToolCount      *int     `json:"toolCount,omitempty"`
-	ToolsAvailable []string `json:"toolsAvailable,omitempty"`
+	ID             string            `json:"id"`
+	Title          string            `json:"title"`
+	URL            string            `json:"url"`
+	Focused        bool              `json:"focused"`
+	ToolCount      *int              `json:"toolCount,omitempty"`
+	ToolsAvailable []string          `json:"toolsAvailable,omitempty"`
+	Dialog         *pagetools.Dialog `json:"dialog,omitempty"`
+	dialogText     string
 }
 
 func (h *handlers) tabTools() []toolDef {
@@ -152,6 +156,9 @@ func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus boo
 		if err == nil && f.TabID == tab.ID {
 			it.ToolsAvailable = h.pages.names(pagetools.Names(f.Tools))
 			it.URL, it.Title = f.URL, f.Title
+			if f.Dialog != nil {
+				it.Dialog, it.dialogText = f.Dialog, h.pages.dialogText(f.Dialog)
+			}
 			h.pages.show(ctx, f.Shown(), pagetools.Names(f.Tools))
 		} else {
 			it.Focused = false
@@ -181,6 +188,9 @@ func renderTab(verb string, it tabItem) string {
 	if it.ToolsAvailable != nil {
 		s += fmt.Sprintf("\nIts page tools: %s", listOr(it.ToolsAvailable, "none"))
 	}
+	if it.dialogText != "" {
+		s += "\n" + it.dialogText
+	}
 	return s
 }
 
@@ -189,12 +199,48 @@ func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return toolError(err), nil
 	}
+	if h.pages != nil && focus && !cdp.IsBlank(u) {
+		return h.openFollowed(ctx, u), nil
+	}
 	tab, err := h.c.OpenTab(ctx, u, focus)
 	if err != nil {
 		return toolError(err), nil
 	}
 	it := h.tabAnswer(ctx, tab, focus, u)
 	return mcp.NewToolResultStructured(it, renderTab("Opened", it)), nil
+}
+
+// openFollowed opens a blank tab, focuses it (its engine attached) and
+// only then loads u through the engine's session: a dialog the page opens
+// as it loads is seen, said and can be answered (a session attached after
+// a dialog opened can do neither).
+func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResult {
+	if err := h.c.CheckOpen(u); err != nil {
+		return toolError(err)
+	}
+	tab, err := h.c.OpenTab(ctx, "about:blank", true)
+	if err != nil {
+		return toolError(err)
+	}
+	if _, err := h.pages.tr.Focus(ctx, tab.ID, ""); err != nil {
+		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not follow its page: %w", tab.ID, err))
+	}
+	if err := h.pages.tr.Navigate(ctx, tab.ID, u); err != nil {
+		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not load %s in it: %w", tab.ID, u, err))
+	}
+	tab.URL = u
+	it := h.tabAnswer(ctx, tab, true, u)
+	if it.Title == "" {
+		// A page slow to look at: its title as the browser has it.
+		if tabs, err := h.c.RunningTabs(ctx); err == nil {
+			for _, t := range tabs {
+				if t.ID == tab.ID && t.Title != "" && !cdp.IsBlank(t.URL) {
+					it.Title = pagetools.Label(t.Title, maxTitleShown)
+				}
+			}
+		}
+	}
+	return mcp.NewToolResultStructured(it, renderTab("Opened", it))
 }
 
 func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -51,6 +51,8 @@ type Engine interface {
 	View() pagetools.View
 	Discover(ctx context.Context) ([]pagetools.Tool, error)
 	CallOn(ctx context.Context, doc pagetools.Document, name string, args map[string]any) (*pagetools.Result, error)
+	Dialog() (pagetools.Dialog, bool)
+	HandleDialog(ctx context.Context, accept bool, promptText *string) (*pagetools.Result, error)
 	Close(ctx context.Context) error
 }
 

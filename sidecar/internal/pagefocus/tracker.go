@@ -80,6 +80,9 @@ type Focus struct {
 	Doc pagetools.DocumentID
 	// Gen changes every time focus moves (to a tab, or to none).
 	Gen uint64
+	// Dialog is the JavaScript dialog open on the page, if any: until it
+	// is answered (HandleDialog) the page does nothing else.
+	Dialog *pagetools.Dialog
 }
 
 // Shown is a tab's page as a caller was shown it (with its tools): a call
@@ -586,6 +589,33 @@ func (t *Tracker) CallShown(ctx context.Context, shown Shown, name string, args 
 	return res, err
 }
 
+// HandleDialog answers the JavaScript dialog open in the focused tab
+// (accept or dismiss; promptText, when not nil, for a prompt): a page-tool
+// call it interrupted goes on, and its outcome is the answer.
+func (t *Tracker) HandleDialog(ctx context.Context, accept bool, promptText *string) (*pagetools.Result, error) {
+	f := t.current()
+	if f == nil {
+		if err := t.Unavailable(); err != nil {
+			return nil, err
+		}
+		return nil, ErrNoFocus
+	}
+	return f.eng.HandleDialog(ctx, accept, promptText)
+}
+
+// Navigate loads url in the focused tab id through its engine's session,
+// which follows the page from before its first byte: a dialog the page
+// opens as it loads is seen (a session attached after it opened could
+// neither see nor answer it). The caller checks url first (CheckOpen).
+func (t *Tracker) Navigate(ctx context.Context, id, url string) error {
+	f := t.current()
+	if f == nil || f.tab.ID != id {
+		return fmt.Errorf("tab %s is not focused: %w", id, ErrMoved)
+	}
+	_, err := f.sess.Call(ctx, "Page.navigate", map[string]any{"url": url})
+	return err
+}
+
 // MovedError: a call was made from the tools shown for a tab that is not
 // the focused tab now. Nothing was done.
 type MovedError struct {
@@ -755,6 +785,9 @@ func (f *focused) load(ctx context.Context, wantURL string) {
 			if url, _ := f.eng.Page(); !cdp.IsBlank(url) {
 				break
 			}
+			if _, open := f.eng.Dialog(); open {
+				return // the page stopped as it loads: the focus says so (Dialog)
+			}
 			select {
 			case <-wake:
 			case <-ctx.Done():
@@ -770,7 +803,11 @@ func (f *focused) snapshot(gen uint64) Focus {
 	if v.Tools == nil {
 		v.Tools = []pagetools.Tool{}
 	}
-	return Focus{TabID: f.tab.ID, URL: v.URL, Title: v.Title, Tools: v.Tools, Doc: v.Doc, Gen: gen}
+	out := Focus{TabID: f.tab.ID, URL: v.URL, Title: v.Title, Tools: v.Tools, Doc: v.Doc, Gen: gen}
+	if d, ok := f.eng.Dialog(); ok {
+		out.Dialog = &d
+	}
+	return out
 }
 
 func (f *focused) close() {

@@ -232,6 +232,10 @@ func (e *fakeEngine) CallOn(_ context.Context, doc pagetools.Document, name stri
 	}
 	return &pagetools.Result{Tool: name, URL: e.url}, nil
 }
+func (e *fakeEngine) Dialog() (pagetools.Dialog, bool) { return pagetools.Dialog{}, false }
+func (e *fakeEngine) HandleDialog(context.Context, bool, *string) (*pagetools.Result, error) {
+	return nil, &pagetools.Error{Kind: pagetools.ErrNoDialog, Msg: "no dialog"}
+}
 func (e *fakeEngine) Close(context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

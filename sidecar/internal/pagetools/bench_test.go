@@ -10,6 +10,7 @@ package pagetools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -156,4 +157,35 @@ func BenchmarkSearchFlightsCall(b *testing.B) {
 		}
 	}
 	b.ReportMetric(ms(median(ds)), "ms-median")
+}
+
+// BenchmarkDialogAnswer: with a JavaScript dialog open, a page-tool call
+// answers with it (goal ≤ 1 s: the page's renderer answers nothing while a
+// dialog is open); and the call that opens one, until it answers so.
+func BenchmarkDialogAnswer(b *testing.B) {
+	s := serveSite(b)
+	br := startBrowser(b)
+	tb := br.newTab(b, s.page("dialog.html", dialogPage), Config{})
+	tb.waitHas("delete_account", "rename_list")
+	ctx := context.Background()
+	var open, during []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		_, err := tb.eng.Call(ctx, "delete_account", nil)
+		open = append(open, time.Since(t0))
+		if !errors.Is(err, ErrDialogOpen) {
+			b.Fatalf("the call that opens the confirm: %v", err)
+		}
+		t0 = time.Now()
+		_, err = tb.eng.Call(ctx, "rename_list", nil)
+		during = append(during, time.Since(t0))
+		if !errors.Is(err, ErrDialogOpen) {
+			b.Fatalf("a call with the confirm open: %v", err)
+		}
+		if _, err := tb.eng.HandleDialog(ctx, false, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(ms(median(during)), "ms-median")
+	b.ReportMetric(ms(median(open)), "opening-ms-median")
 }

@@ -183,6 +183,7 @@ type toolRef struct {
 	foreign map[string]any // an imperative tool's schema as the page gave it
 	fields  map[string]int // property → field index in the form
 	submit  bool           // a form to submit (false: WebMCP without toolautosubmit)
+	post    bool           // a form that posts (its values go in the body, not the URL)
 	pageKey string         // an imperative tool's name in the page
 }
 
@@ -416,7 +417,7 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 // fields it leaves out.
 func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 	s := &Schema{Type: "object", Closed: true}
-	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true}
+	ref := &toolRef{origin: OriginForm, gen: gen, id: f.ID, schema: s, fields: map[string]int{}, submit: true, post: strings.EqualFold(f.Method, "post")}
 	props := newNamer(64)
 	props.unique(AllowCrossOrigin) // the call's own argument, never a field's
 	left := 0
@@ -502,25 +503,11 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 		if fd.Required {
 			own = append(own, "Must be true to submit.")
 		}
-	case "radio", "select":
+	case "radio", "select", "select-multiple", "checkbox-group":
 		if fd.OptionCount == 0 {
 			return nil, false
 		}
-		s.Enum, own = enumOf(fd, own, d)
-		if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
-			s.Default = fd.Value
-		}
-	case "select-multiple", "checkbox-group":
-		if fd.OptionCount == 0 {
-			return nil, false
-		}
-		item := &Schema{Type: "string"}
-		item.Enum, own = enumOf(fd, own, d)
-		s.Type, s.Items = "array", item
-		if fd.Required {
-			one := 1
-			s.MinItems = &one
-		}
+		own = choiceSchema(s, fd, own, d)
 	case "number", "range":
 		s.Type = "integer"
 		if fd.Step == "any" || (fd.Step != "" && !isWhole(fd.Step)) || (fd.Min != "" && !isWhole(fd.Min)) {
@@ -579,6 +566,34 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 	return s, true
 }
 
+// choiceSchema makes s a choice field's: one of its options (by value,
+// or by label: the page takes either), or an array of them.
+func choiceSchema(s *Schema, fd rawField, own []string, d detail) []string {
+	if fd.Type == "select-multiple" || fd.Type == "checkbox-group" {
+		item := &Schema{Type: "string"}
+		item.Enum, own = enumOf(fd, own, d)
+		s.Type, s.Items = "array", item
+		if fd.Required {
+			one := 1
+			s.MinItems = &one
+		}
+		return own
+	}
+	s.Enum, own = enumOf(fd, own, d)
+	if s.Enum != nil {
+		s.labels = map[string]bool{}
+		for _, o := range fd.Options {
+			if o.L != "" {
+				s.labels[strings.ToLower(o.L)] = true
+			}
+		}
+	}
+	if fd.Value != "" && slices.Contains(s.Enum, fd.Value) {
+		s.Default = fd.Value
+	}
+	return own
+}
+
 // fieldText is what the page says of a field beyond its name.
 func fieldText(fd rawField) string {
 	if fd.PDesc != "" || fd.PTitle != "" { // WebMCP's own words for the parameter
@@ -621,7 +636,7 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		}
 		return vals, own
 	}
-	own = append(own, fmt.Sprintf("One of the page's %d options; the page checks the value.", fd.OptionCount))
+	own = append(own, fmt.Sprintf("One of the page's %d options, by its value or its label; the page checks it.", fd.OptionCount))
 	if d.listValues() && len(fd.Options) > 0 {
 		own = append(own, someOptions(fd))
 	}

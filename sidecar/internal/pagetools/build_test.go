@@ -118,7 +118,7 @@ func TestFieldSchemas(t *testing.T) {
 		{rawField{Type: "select", Options: []rawOption{{"e", "Economy"}, {"b", "b"}}, OptionCount: 2, Value: "e"}, `{"type":"string","description":"Options (value = label): Page text: \"e = Economy\".","enum":["e","b"],"default":"e"}`},
 		{rawField{Type: "radio", Options: []rawOption{{"a", "A"}, {"b", "B"}}, OptionCount: 2}, `{"type":"string","enum":["a","b"]}`},
 		{rawField{Type: "checkbox-group", Required: true, Options: []rawOption{{"x", "X"}}, OptionCount: 1}, `{"type":"array","minItems":1,"items":{"type":"string","enum":["x"]}}`},
-		{rawField{Type: "select", Options: []rawOption{{"a", ""}, {"b", "Bee"}}, OptionCount: 250}, `{"type":"string","description":"One of the page's 250 options; the page checks the value. Values: Page text: \"a; b = Bee\" and 248 more."}`},
+		{rawField{Type: "select", Options: []rawOption{{"a", ""}, {"b", "Bee"}}, OptionCount: 250}, `{"type":"string","description":"One of the page's 250 options, by its value or its label; the page checks it. Values: Page text: \"a; b = Bee\" and 248 more."}`},
 		{rawField{Type: "time"}, `{"type":"string","description":"Time, hh:mm.","pattern":"^\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?$"}`},
 	} {
 		s, ok := fieldSchema(c.f, 0)

@@ -3,11 +3,13 @@ package pagetools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Result is what a page-tool call did. URL, Title, PageText and Output
@@ -31,6 +33,9 @@ type Result struct {
 	Doc DocumentID `json:"-"`
 	// PopupURL: the call opened this URL in a new tab or window.
 	PopupURL string `json:"-"`
+	// DialogAnswer says how a JavaScript dialog was answered (HandleDialog):
+	// the call it interrupted went on, and this is its outcome.
+	DialogAnswer string `json:"dialogAnswer,omitempty"`
 
 	content bool
 }
@@ -44,7 +49,12 @@ func (r *Result) Text() string {
 	if r.Title != "" {
 		title = " (its title: " + pageLabel(r.Title, descMax) + ")"
 	}
+	if r.DialogAnswer != "" {
+		b.WriteString(r.DialogAnswer + "\n")
+	}
 	switch {
+	case r.Tool == "":
+		fmt.Fprintf(&b, "The tab is on %s%s; its page tools: %s.\n", r.URL, title, listOr(r.Tools, "none"))
 	case r.content:
 		fmt.Fprintf(&b, "The page at %s%s.\n", r.URL, title)
 	case r.Navigated:
@@ -122,6 +132,15 @@ type jsCall struct {
 	Submitted bool   `json:"submitted"`
 	Watch     int    `json:"watch"`
 	Output    string `json:"output"`
+	// Enter >= 0: the form is submitted by Enter in its field of that
+	// index, focused: the engine presses the key.
+	Enter int `json:"enter"`
+	// Untaken: fields that did not take the value given (a widget that
+	// refused it); nothing was submitted and the fields are as they were.
+	Untaken []struct {
+		F     int    `json:"f"`
+		Holds string `json:"holds"`
+	} `json:"untaken"`
 }
 
 // Call is CallOn for whatever document the tab shows.
@@ -139,11 +158,71 @@ func (e *Engine) Call(ctx context.Context, name string, args map[string]any) (*R
 // credential to another origin than the page's is refused unless args
 // hold AllowCrossOrigin: true.
 func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map[string]any) (*Result, error) {
-	e.callMu.Lock()
-	defer e.callMu.Unlock()
+	// While a dialog is open the page answers nothing: say so at once.
+	if err := e.dialogErr(name); err != nil {
+		return nil, err
+	}
+	if err := e.acquire(ctx, name); err != nil {
+		return nil, err
+	}
+	e.clearPending(e.pendingNow())
 	if args == nil {
 		args = map[string]any{}
 	}
+	// The call runs on a context of its own, which a dialog does not cut:
+	// one the call opens leaves it waiting, pending, until HandleDialog.
+	rctx, cancel := context.WithTimeout(context.WithValue(e.ctx, uncutKey{}, true), e.callMax())
+	stop := context.AfterFunc(ctx, cancel)
+	done := make(chan callOutcome, 1)
+	go func() {
+		defer func() { <-e.callSem }()
+		defer cancel()
+		res, err := e.callOnce(rctx, doc, name, args)
+		done <- callOutcome{res, err}
+	}()
+	p := &pendingCall{tool: name, done: done, cancel: cancel}
+	res, err := e.await(ctx, p)
+	if errors.Is(err, ErrDialogOpen) {
+		stop() // the call outlives this request: HandleDialog takes it up
+	}
+	return res, err
+}
+
+// callMax bounds a call's own context: a navigation and a settle, and a
+// dialog's answer.
+func (e *Engine) callMax() time.Duration { return 2*e.cfg.NavTimeout + e.cfg.SettleMax + time.Minute }
+
+// acquire takes the engine's one call slot, or answers at once when a
+// dialog opens meanwhile (the call holding the slot waits for it).
+func (e *Engine) acquire(ctx context.Context, name string) error {
+	for {
+		e.mu.Lock()
+		wake := e.wake
+		e.mu.Unlock()
+		if err := e.dialogErr(name); err != nil {
+			return err
+		}
+		select {
+		case e.callSem <- struct{}{}:
+			return nil
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-e.ctx.Done():
+			return ErrClosed
+		}
+	}
+}
+
+func (e *Engine) pendingNow() *pendingCall {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.pend
+}
+
+// callOnce resolves and runs one call, looking again once when the page
+// changed between its last report and the call.
+func (e *Engine) callOnce(ctx context.Context, doc Document, name string, args map[string]any) (*Result, error) {
 	for attempt := 0; ; attempt++ {
 		if err := e.waitReady(ctx); err != nil {
 			return nil, err
@@ -172,18 +251,23 @@ func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map
 			}
 			continue
 		}
-		secrets := expandSecrets(ref.secrets(args))
-		if err != nil {
-			if pe, ok := err.(*Error); ok {
-				pe.Msg = redact(pe.Msg, secrets)
-			}
-			e.log.Debug("page tool call failed", "tool", name, "error", redact(err.Error(), secrets))
-			return nil, err
-		}
-		res.URL, res.Title = redact(res.URL, secrets), redact(res.Title, secrets)
-		res.PageText, res.Output = redact(res.PageText, secrets), redact(res.Output, secrets)
-		return res, nil
+		return e.redacted(ref, args, name, res, err)
 	}
+}
+
+// redacted masks the call's secrets (passwords) in what it answers.
+func (e *Engine) redacted(ref *toolRef, args map[string]any, name string, res *Result, err error) (*Result, error) {
+	secrets := expandSecrets(ref.secrets(args))
+	if err != nil {
+		if pe, ok := err.(*Error); ok {
+			pe.Msg = redact(pe.Msg, secrets)
+		}
+		e.log.Debug("page tool call failed", "tool", name, "error", redact(err.Error(), secrets))
+		return nil, err
+	}
+	res.URL, res.Title = redact(res.URL, secrets), redact(res.Title, secrets)
+	res.PageText, res.Output, res.Note = redact(res.PageText, secrets), redact(res.Output, secrets), redact(res.Note, secrets)
+	return res, nil
 }
 
 func (e *Engine) resolve(want Document, name string) (*document, *toolRef, error) {
@@ -265,34 +349,13 @@ func expandSecrets(ss []string) []string {
 // run performs one call; retry says the page's registry had moved on and
 // the call should be resolved again.
 func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[string]any, allowCrossOrigin bool) (*Result, bool, error) {
-	res := &Result{Tool: ref.name}
 	if ref.origin == OriginContent {
-		raw, err := e.callIn(ctx, doc.ctxID, "pageText", 2*contentLimit(e.cfg))
-		if err != nil {
-			return nil, false, fmt.Errorf("%s: read the page: %w", ref.name, err)
-		}
-		var text string
-		_ = json.Unmarshal(raw, &text)
-		e.describe(res)
-		res.PageText, res.content = cleanBlock(text, contentLimit(e.cfg)), true
-		return res, false, nil
+		res, err := e.readContent(ctx, doc, ref)
+		return res, false, err
 	}
-
 	before := e.counters()
-	req := map[string]any{"kind": "form", "gen": ref.gen, "id": ref.id}
-	switch ref.origin {
-	case OriginForm, OriginWebMCP:
-		req["values"], req["submit"], req["allowCrossOrigin"] = jsValues(ref, args), ref.submit, allowCrossOrigin
-	case OriginList:
-		req["kind"], req["index"] = "list", int(args["index"].(float64))
-	case OriginButton:
-		req["kind"] = "button"
-	case OriginImperative:
-		b, _ := json.Marshal(args)
-		req = map[string]any{"kind": "imperative", "name": ref.pageKey, "args": string(b)}
-	}
-	raw, err := e.callIn(ctx, doc.ctxID, "call", req)
-	var jr jsCall
+	raw, err := e.callIn(ctx, doc.ctxID, "call", request(ref, args, allowCrossOrigin))
+	jr := jsCall{Enter: -1}
 	if err == nil {
 		if uerr := json.Unmarshal(raw, &jr); uerr != nil {
 			return nil, false, fmt.Errorf("%s: unreadable answer from the page: %w", ref.name, uerr)
@@ -306,21 +369,81 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	if retry, rerr := e.refused(ctx, ref, doc, jr); retry || rerr != nil {
 		return nil, retry, rerr
 	}
-	res.Output = cleanBlock(jr.Output, 4*e.cfg.TextLimit)
-
+	res := &Result{Tool: ref.name, Output: cleanBlock(jr.Output, 4*e.cfg.TextLimit)}
 	if err == nil && !jr.Submitted {
 		e.describe(res)
 		res.Note = "The page declares this form for a person to submit (no toolautosubmit): it is filled in, waiting for them."
 		return res, false, nil
 	}
+	if jr.Enter >= 0 && err == nil {
+		// The form's way to submit is Enter in its one text field: a key
+		// the browser sends, as a person's (the page's key handlers, or
+		// the browser's implicit submission).
+		if kerr := e.pressEnter(ctx); kerr != nil {
+			return nil, false, fmt.Errorf("%s: press Enter in the form's field: %w", ref.name, kerr)
+		}
+	}
+	res, err = e.finish(ctx, doc, ref, res, jr, before, len(args) > 0)
+	return res, false, err
+}
+
+// request is the script's call request for ref with args.
+func request(ref *toolRef, args map[string]any, allowCrossOrigin bool) map[string]any {
+	req := map[string]any{"kind": "form", "gen": ref.gen, "id": ref.id}
+	switch ref.origin {
+	case OriginForm, OriginWebMCP:
+		req["values"], req["submit"], req["allowCrossOrigin"] = jsValues(ref, args), ref.submit, allowCrossOrigin
+	case OriginList:
+		req["kind"], req["index"] = "list", int(args["index"].(float64))
+	case OriginButton:
+		req["kind"] = "button"
+	case OriginImperative:
+		b, _ := json.Marshal(args)
+		req = map[string]any{"kind": "imperative", "name": ref.pageKey, "args": string(b)}
+	}
+	return req
+}
+
+// readContent is get_page_content: the page's text.
+func (e *Engine) readContent(ctx context.Context, doc *document, ref *toolRef) (*Result, error) {
+	raw, err := e.callIn(ctx, doc.ctxID, "pageText", 2*contentLimit(e.cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read the page: %w", ref.name, err)
+	}
+	var text string
+	_ = json.Unmarshal(raw, &text)
+	res := &Result{Tool: ref.name}
+	e.describe(res)
+	res.PageText, res.content = cleanBlock(text, contentLimit(e.cfg)), true
+	return res, nil
+}
+
+// pressEnter sends Enter to the focused element, as the keyboard does.
+func (e *Engine) pressEnter(ctx context.Context) error {
+	for _, typ := range []string{"keyDown", "keyUp"} {
+		ev := map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13}
+		if typ == "keyDown" {
+			ev["text"], ev["unmodifiedText"] = "\r", "\r"
+		}
+		if _, err := e.sess.Call(ctx, "Input.dispatchKeyEvent", ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish waits for the page to settle after a submit, click or Enter, and
+// answers what was seen: an *Error of kind ErrNoEffect when nothing was.
+func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters, given bool) (*Result, error) {
 	res.Submitted = true
 	s := e.settle(ctx, doc.ctxID, jr.Watch, before)
 	if ctx.Err() != nil {
-		return nil, false, ctx.Err()
+		return nil, ctx.Err()
 	}
 	res.Navigated, res.Note = s.navigated, s.note
 	e.mu.Lock()
-	if e.popups != before.popups && !s.navigated {
+	popup := e.popups != before.popups
+	if popup && !s.navigated {
 		res.PopupURL = e.popupURL
 		res.Note = strings.TrimSpace(fmt.Sprintf("The page opened %s in a new tab or window; this tab stayed where it was. %s", e.popupURL, res.Note))
 	}
@@ -342,10 +465,51 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		}
 	}
 	res.PageText = cleanBlock(text, e.cfg.TextLimit)
-	if res.PageText == "" && res.Note == "" && !s.navigated {
-		res.Note = "No visible change on the page."
+	if err := e.unseen(ref, doc, res, jr, popup, given); err != nil {
+		return nil, err
 	}
-	return res, false, nil
+	return res, nil
+}
+
+// unseen is the error of a call whose effect was not seen: nothing changed
+// on the page, or a form's submit brought the same page back without
+// anything it was given (a form whose fields have no names, submitted
+// where the page expected a script to act). given: the call had values.
+func (e *Engine) unseen(ref *toolRef, doc *document, res *Result, jr jsCall, popup, given bool) error {
+	did := "the element was clicked"
+	switch {
+	case jr.Enter >= 0:
+		did = "Enter was pressed in the form's field"
+	case ref.origin == OriginForm || ref.origin == OriginWebMCP:
+		did = "the form was submitted"
+	case ref.origin == OriginImperative:
+		return nil // the tool's own answer says what it did
+	}
+	if !res.Navigated && !popup && res.PageText == "" && res.Note == "" {
+		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and nothing could be seen to happen: no navigation, no change on the page, no dialog, no new tab; the page did not act on it (is this the tool for the task, and are the arguments what the page expects?)", ref.name, did), Tools: res.Tools}
+	}
+	if res.Navigated && ref.origin == OriginForm && !ref.post && given && samePageEmpty(doc.url, res.URL) {
+		return &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: %s and the tab loaded the same page again (%s) with none of the values given (the page did not send them): the page did not act on the submit", ref.name, did, clipURL(res.URL)), Tools: res.Tools}
+	}
+	return nil
+}
+
+// samePageEmpty: after is before's page again (the same path), with no
+// value in its query.
+func samePageEmpty(before, after string) bool {
+	b, err1 := url.Parse(before)
+	a, err2 := url.Parse(after)
+	if err1 != nil || err2 != nil || a.Scheme != b.Scheme || a.Host != b.Host || a.Path != b.Path {
+		return false
+	}
+	for _, vs := range a.Query() {
+		for _, v := range vs {
+			if v != "" {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // refused turns the script's refusal of a call into the error that says
@@ -375,6 +539,12 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 	case len(jr.Invalid) > 0:
 		v := jr.Invalid[0]
 		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q %s; nothing was changed", ref.name, props[v.F], cleanText(v.Message, propMax))}
+	case len(jr.Untaken) > 0:
+		var parts []string
+		for _, u := range jr.Untaken {
+			parts = append(parts, fmt.Sprintf("%s (it holds %s)", field(u.F, ""), quotePage(u.Holds, propMax)))
+		}
+		return false, &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: the page's field did not take the value given: %s; nothing was submitted and the fields are as they were (give the value as the field shows it, or one of its options)", ref.name, strings.Join(parts, "; "))}
 	case len(jr.Rejected) > 0:
 		var parts []string
 		for _, r := range jr.Rejected {
@@ -524,6 +694,9 @@ func (e *Engine) describe(res *Result) *document {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	d := e.doc
+	if d == nil { // never discovered (a dialog stopped it as it loaded)
+		d = &document{url: e.url, refs: map[string]*toolRef{}}
+	}
 	res.URL, res.Title, res.Tools, res.Doc = d.url, d.title, Names(d.tools), DocumentID(d.id)
 	return d
 }

@@ -107,11 +107,11 @@ type Engine struct {
 	binding string // the binding only that world has
 	source  string // the script with its configuration
 
-	ctx    context.Context // cancelled by Close
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // goroutines the engine started
-	callMu sync.Mutex     // one call at a time
-	change chan struct{}  // capacity 1: a pending "tools changed"
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // goroutines the engine started
+	callSem chan struct{}  // capacity 1: one call at a time
+	change  chan struct{}  // capacity 1: a pending "tools changed"
 
 	mu        sync.Mutex
 	wake      chan struct{}    // closed and replaced at every state change
@@ -134,6 +134,8 @@ type Engine struct {
 	ensuring  bool
 	started   bool
 	closed    bool
+	dialog    *Dialog      // the JavaScript dialog open on the page, if any
+	pend      *pendingCall // a call a dialog interrupted, until it ends
 }
 
 // goneTool is a tool the page had and no longer has.
@@ -172,6 +174,7 @@ func New(sess Session, cfg Config) *Engine {
 		ctx:      ctx,
 		cancel:   cancel,
 		change:   make(chan struct{}, 1),
+		callSem:  make(chan struct{}, 1),
 		wake:     make(chan struct{}),
 		contexts: map[int64]string{},
 		gone:     map[string]goneTool{},
@@ -201,12 +204,7 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	var tree struct {
 		FrameTree struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				URL      string `json:"url"`
-				LoaderID string `json:"loaderId"`
-			} `json:"frame"`
+			Frame frameInfo `json:"frame"`
 		} `json:"frameTree"`
 	}
 	if err := json.Unmarshal(res, &tree); err != nil || tree.FrameTree.Frame.ID == "" {
@@ -241,7 +239,12 @@ func (e *Engine) Start(ctx context.Context) error {
 		e.wg.Add(1)
 		go e.renewals()
 	}
-	return e.install(ctx)
+	if err := e.install(ctx); err != nil && !errors.Is(err, ErrDialogOpen) {
+		return err
+	}
+	// A dialog that cut the first look short: the page is looked at once
+	// it is answered (onDialogClosed).
+	return nil
 }
 
 // renewals renews the script's lease until Close.
@@ -283,7 +286,7 @@ func (e *Engine) install(ctx context.Context) error {
 	e.mu.Lock()
 	frame, commits := e.mainFrame, e.commits
 	e.mu.Unlock()
-	res, err := e.sess.Call(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
+	res, err := e.rpc(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
 	if err != nil {
 		return fmt.Errorf("page tools: create the isolated world: %w", err)
 	}
@@ -298,7 +301,7 @@ func (e *Engine) install(ctx context.Context) error {
 		e.contexts[world.ExecutionContextID] = frame
 	}
 	e.mu.Unlock()
-	res, err = e.sess.Call(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
+	res, err = e.rpc(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
 	if err != nil {
 		return fmt.Errorf("page tools: run the discovery script: %w", err)
 	}
@@ -347,8 +350,9 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // Changed receives a value when the page's set of tools changed (names,
-// schemas, descriptions or annotations) or the tab shows another document
-// (View's Doc); several changes before the owner reads it make one. Read
+// schemas, descriptions or annotations), the tab shows another document
+// (View's Doc), or a JavaScript dialog opened or closed (Dialog); several
+// changes before the owner reads it make one. Read
 // Tools or View then.
 func (e *Engine) Changed() <-chan struct{} { return e.change }
 
@@ -455,7 +459,7 @@ func (e *Engine) callIn(ctx context.Context, ctxID int64, fn string, args ...any
 	for i, a := range args {
 		argv[i] = map[string]any{"value": a}
 	}
-	res, err := e.sess.Call(ctx, "Runtime.callFunctionOn", map[string]any{
+	res, err := e.rpc(ctx, "Runtime.callFunctionOn", map[string]any{
 		"functionDeclaration": "function(...a) { return globalThis." + scriptKey + "." + fn + "(...a); }",
 		"executionContextId":  ctxID,
 		"arguments":           argv,
@@ -498,176 +502,6 @@ func exception(res json.RawMessage) string {
 		return cleanText(r.ExceptionDetails.Exception.Description, 300)
 	}
 	return cleanText(r.ExceptionDetails.Text, 300)
-}
-
-// HandleEvent takes one event of the session (the owner calls it for every
-// event, on its reading goroutine: it does not block).
-func (e *Engine) HandleEvent(method string, params json.RawMessage) {
-	switch method {
-	case "Runtime.executionContextCreated":
-		var p struct {
-			Context struct {
-				ID      int64  `json:"id"`
-				Name    string `json:"name"`
-				AuxData struct {
-					FrameID string `json:"frameId"`
-				} `json:"auxData"`
-			} `json:"context"`
-		}
-		if json.Unmarshal(params, &p) == nil && p.Context.Name == e.world {
-			e.mu.Lock()
-			e.contexts[p.Context.ID] = p.Context.AuxData.FrameID
-			e.broadcastLocked()
-			e.mu.Unlock()
-		}
-	case "Runtime.executionContextDestroyed":
-		var p struct {
-			ID int64 `json:"executionContextId"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			e.mu.Lock()
-			delete(e.contexts, p.ID)
-			e.broadcastLocked()
-			e.mu.Unlock()
-		}
-	case "Runtime.executionContextsCleared":
-		e.mu.Lock()
-		clear(e.contexts)
-		e.broadcastLocked()
-		e.mu.Unlock()
-	case "Runtime.bindingCalled":
-		var p struct {
-			Name    string `json:"name"`
-			Payload string `json:"payload"`
-			CtxID   int64  `json:"executionContextId"`
-		}
-		if json.Unmarshal(params, &p) != nil || p.Name != e.binding {
-			return
-		}
-		var msg struct {
-			Type    string  `json:"type"`
-			Page    rawPage `json:"page"`
-			Message string  `json:"message"`
-		}
-		if err := json.Unmarshal([]byte(p.Payload), &msg); err != nil {
-			return
-		}
-		switch msg.Type {
-		case "tools":
-			e.apply(p.CtxID, msg.Page)
-		case "error":
-			e.log.Debug("page tools: discovery failed in the page", "error", msg.Message)
-		}
-	case "Page.frameNavigated":
-		var p struct {
-			Frame struct {
-				ID       string `json:"id"`
-				ParentID string `json:"parentId"`
-				URL      string `json:"url"`
-				LoaderID string `json:"loaderId"`
-			} `json:"frame"`
-		}
-		if json.Unmarshal(params, &p) != nil || p.Frame.ID == "" {
-			return
-		}
-		e.mu.Lock()
-		// The target's root frame: a page's top frame (no parent), or an
-		// iframe target's own frame (whose parent is in another process).
-		root := p.Frame.ID == e.mainFrame || p.Frame.ParentID == "" && !e.iframe
-		e.mu.Unlock()
-		if !root {
-			return
-		}
-		e.mu.Lock()
-		e.mainFrame, e.url, e.loader = p.Frame.ID, p.Frame.URL, p.Frame.LoaderID
-		e.commits++
-		e.pending = false
-		if e.doc != nil {
-			if _, alive := e.contexts[e.doc.ctxID]; alive {
-				// A new document's old contexts are gone before it commits;
-				// one still alive is this document's: a page restored from
-				// the back/forward cache, whose contexts (and script's
-				// report) come back before the commit.
-				e.doc.commit = e.commits
-			}
-		}
-		e.broadcastLocked()
-		e.mu.Unlock()
-	case "Page.navigatedWithinDocument":
-		var p struct {
-			FrameID string `json:"frameId"`
-			URL     string `json:"url"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			e.mu.Lock()
-			if p.FrameID == e.mainFrame {
-				e.url = p.URL
-				if e.doc != nil {
-					e.doc.url = p.URL
-				}
-				e.broadcastLocked()
-			}
-			e.mu.Unlock()
-		}
-	case "Page.frameRequestedNavigation", "Page.frameStartedLoading", "Page.frameStartedNavigating":
-		var p struct {
-			FrameID        string `json:"frameId"`
-			NavigationType string `json:"navigationType"`
-			Disposition    string `json:"disposition"`
-			URL            string `json:"url"`
-		}
-		if json.Unmarshal(params, &p) != nil {
-			return
-		}
-		if p.NavigationType == "sameDocument" || p.NavigationType == "historySameDocument" {
-			return
-		}
-		e.mu.Lock()
-		if p.FrameID == e.mainFrame && (p.Disposition == "newTab" || p.Disposition == "newWindow") {
-			// A link or form with a target: another tab loads it, not this one.
-			e.popups++
-			e.popupURL = p.URL
-			e.broadcastLocked()
-		} else if p.FrameID == e.mainFrame && p.Disposition != "download" {
-			e.starts++
-			e.pending = true
-			e.broadcastLocked()
-		}
-		e.mu.Unlock()
-	case "Page.windowOpen":
-		var p struct {
-			URL string `json:"url"`
-		}
-		if json.Unmarshal(params, &p) == nil {
-			e.mu.Lock()
-			e.popups++
-			e.popupURL = p.URL
-			e.broadcastLocked()
-			e.mu.Unlock()
-		}
-	case "Page.frameStoppedLoading":
-		var p struct {
-			FrameID string `json:"frameId"`
-		}
-		if json.Unmarshal(params, &p) != nil {
-			return
-		}
-		e.mu.Lock()
-		if p.FrameID == e.mainFrame {
-			e.stops++
-			e.pending = false
-			e.broadcastLocked()
-			if e.started && !e.freshLocked() && !e.ensuring && !e.closed {
-				// The new document has not reported: it may be one the
-				// script did not reach (restored from the back/forward
-				// cache). Put it there.
-				e.ensuring = true
-				e.wg.Add(1)
-				go e.ensure()
-			}
-		}
-		e.mu.Unlock()
-	}
 }
 
 func (e *Engine) ensure() {
@@ -812,9 +646,15 @@ func (e *Engine) waitReady(ctx context.Context) error {
 	if !started {
 		return &Error{Kind: ErrNotReady, Msg: "page tools: the engine has not been started (call Start)"}
 	}
-	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() })
+	// A dialog stops the page: say so at once (a call's own context waits
+	// for its answer instead).
+	stopped := func() bool { return e.dialog != nil && !uncut(ctx) }
+	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() || stopped() })
 	if err != nil {
 		return err
+	}
+	if derr := e.dialogErr(""); derr != nil && !uncut(ctx) {
+		return derr
 	}
 	if !ok {
 		e.mu.Lock()

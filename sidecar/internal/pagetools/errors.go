@@ -22,6 +22,15 @@ var (
 	ErrCrossOrigin = errors.New("a credential would go to another origin")
 	// ErrNotReady: the tab is still loading a page.
 	ErrNotReady = errors.New("the page is not ready")
+	// ErrDialogOpen: a JavaScript dialog is open on the page (Error.Dialog);
+	// the page does nothing until it is answered (HandleDialog).
+	ErrDialogOpen = errors.New("a JavaScript dialog is open")
+	// ErrNoDialog: HandleDialog with no dialog open.
+	ErrNoDialog = errors.New("no JavaScript dialog is open")
+	// ErrNoEffect: the call ran (filled, submitted, clicked) and the effect
+	// it should have had was not seen: the page stayed as it was, or came
+	// back as it was, or a field did not take its value.
+	ErrNoEffect = errors.New("the call's effect was not seen")
 	// ErrClosed: the engine was closed.
 	ErrClosed = errors.New("page tools closed")
 )
@@ -29,9 +38,10 @@ var (
 // Error is a call error that says what to do, with the page's tools now
 // where knowing them helps.
 type Error struct {
-	Kind  error
-	Msg   string
-	Tools []string
+	Kind   error
+	Msg    string
+	Tools  []string
+	Dialog *Dialog // ErrDialogOpen: the dialog
 }
 
 func (e *Error) Error() string {

@@ -61,6 +61,17 @@ func snake(s string, maxWords, max int) string {
 	return out
 }
 
+// whole is s as a name when all of it fits (at most maxWords words and
+// MaxNameLen bytes), else "": a legend or heading cut short names the form
+// wrongly ("What is your date of" for a date of birth).
+func whole(s string, maxWords int) string {
+	n := snake(s, 0, 1<<20)
+	if n == "" || strings.Count(n, "_")+1 > maxWords || len(n) > MaxNameLen {
+		return ""
+	}
+	return n
+}
+
 // foldAccents maps common Latin letters with diacritics to their base
 // letter, so "Café" names as "cafe" rather than "caf".
 func foldAccents(s string) string {
@@ -134,7 +145,7 @@ var leadingFiller = map[string]bool{
 // verb: "Search" under "Flights" is search_flights), else a heading, else
 // the form's name or id.
 func formName(f rawForm) string {
-	heading := firstNonEmpty(snake(f.Legend, 5, MaxNameLen), snake(f.Inner, 5, MaxNameLen), snake(f.Heading, 5, MaxNameLen))
+	heading := firstNonEmpty(whole(f.Legend, 7), whole(f.Inner, 7), whole(f.Heading, 7))
 	if n := snake(f.Label, 6, MaxNameLen); n != "" {
 		return n
 	}
@@ -219,11 +230,11 @@ func singular(w string) string {
 
 // propertyName picks a found field's property name: the first of its
 // label, aria-label, placeholder and name attribute that makes a short
-// identifier (at most four words), else the first that makes any.
+// identifier (at most six words), else the first that makes any.
 func propertyName(f rawField) string {
 	cands := []string{f.Label, f.Aria, f.Placeholder, f.Name, f.ID, f.Title}
 	for _, c := range cands {
-		if n := snake(c, 0, 200); n != "" && strings.Count(n, "_") < 4 && len(n) <= 32 {
+		if n := snake(c, 0, 200); n != "" && strings.Count(n, "_") < 6 && len(n) <= 40 {
 			return n
 		}
 	}

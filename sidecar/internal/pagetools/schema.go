@@ -37,6 +37,9 @@ type Schema struct {
 	// no keyword for them, so the description says them and validate
 	// checks them.
 	minDate, maxDate string
+	// labels are a single choice's option labels (lower case): the page
+	// takes an option by its label too.
+	labels map[string]bool
 }
 
 // Property is one named property of an object schema.
@@ -190,7 +193,7 @@ func (s *Schema) check(v any) error {
 		if !ok {
 			return fmt.Errorf("must be a string, not %s (%s)", jsonKind(v), s.expect())
 		}
-		if s.Enum != nil && !slices.Contains(s.Enum, str) {
+		if s.Enum != nil && !slices.Contains(s.Enum, str) && !s.labels[strings.ToLower(str)] {
 			return fmt.Errorf("must be one of %s", quoteList(s.Enum))
 		}
 		n := len([]rune(str))

@@ -66,6 +66,9 @@
   const clickEl = (el) => (el instanceof HTMLElement ? htmlClick(el)
     : dispatch(el, new MouseEvent('click', { bubbles: true, cancelable: true, composed: true })));
   const focusEl = method(H, 'focus');
+  const blurEl = method(H, 'blur');
+  const nextSibling = getter(El, 'nextElementSibling');
+  const prevSibling = getter(El, 'previousElementSibling');
   const dispatch = method(EventTarget.prototype, 'dispatchEvent');
   const listen = method(EventTarget.prototype, 'addEventListener');
   const formElements = getter(F, 'elements');
@@ -255,8 +258,18 @@
       if (localName(el) === 'input' && el.type === 'checkbox' && el.name) checkNames.set(el.name, (checkNames.get(el.name) || 0) + 1);
     }
     let submit = null, files = 0;
+    const { natives, widgets } = pairWidgets(els);
     for (const el of els) {
       const ln = localName(el);
+      if (widgets.has(el)) continue; // a widget's visible input: its native control is the field
+      const widget = natives.get(el);
+      if (widget) {
+        if (fields.length >= cfg.maxFields) break;
+        const [d, rf] = describeWidget(el, widget);
+        fields.push(d);
+        regFields.push(rf);
+        continue;
+      }
       if (ln === 'input' && el.type === 'file' && !el.disabled) files++;
       if (ln === 'button' || (ln === 'input' && (el.type === 'submit' || el.type === 'image'))) {
         if (!submit && el.type === 'submit' || !submit && el.type === 'image') submit = el;
@@ -268,31 +281,7 @@
       if (!declared && !visible(el) && !(ln === 'input' && (el.type === 'checkbox' || el.type === 'radio') && Array.from(labelsOf(el)).some(visible))) continue;
       if (fields.length >= cfg.maxFields) break;
       if (ln === 'input' && (el.type === 'radio' || (el.type === 'checkbox' && el.name && checkNames.get(el.name) > 1))) {
-        const key = el.type + ':' + el.name;
-        let i = groups.get(key);
-        const opt = { v: clean(el.value, cfg.valueMax), l: fieldLabel(el) };
-        if (i === undefined) {
-          const d = describeField(el, 'input');
-          d.type = el.type === 'radio' ? 'radio' : 'checkbox-group';
-          d.label = ''; d.options = []; d.optionCount = 0;
-          // A group's label is its fieldset's legend or its aria-labelledby.
-          const fs = closest(el, 'fieldset');
-          const legend = fs && qs(fs, 'legend');
-          d.label = legend ? ownText(legend, cfg.textMax) : '';
-          const grp = closest(el, '[role=radiogroup],[role=group]');
-          if (grp) d.label = d.label || attr(grp, 'aria-label') || labelledBy(grp);
-          d.value = '';
-          i = fields.length;
-          groups.set(key, i);
-          fields.push(d);
-          regFields.push({ kind: el.type === 'radio' ? 'radio' : 'checks', els: [] });
-        }
-        const d = fields[i];
-        d.optionCount++;
-        if (d.options.length < cfg.maxOptions) d.options.push(opt);
-        if (el.required) d.required = true;
-        if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
-        regFields[i].els.push(el);
+        addToGroup(el, fields, regFields, groups);
         continue;
       }
       if (ln === 'select') {
@@ -310,12 +299,14 @@
       fields.push(d);
       regFields.push({ kind: ln === 'input' && el.type === 'checkbox' ? 'check' : 'text', el, setter: ln === 'textarea' ? setters.textarea : setters.input });
     }
+    const action = submit ? null : actionOf(form);
+    const enter = submit || action ? -1 : loneTextField(regFields);
     const legend = qs(form, 'legend');
     const inner = qs(form, HEADINGS);
     const out = {
       id: fid, declared,
       label: labelledBy(form) || attr(form, 'aria-label') || attr(form, 'title'),
-      submit: submit ? buttonLabel(submit) : '',
+      submit: submit || action ? buttonLabel(submit || action) : '',
       legend: legend ? ownText(legend, cfg.textMax) : '',
       inner: inner ? clean(textContent(inner), cfg.textMax) : '',
       heading: precedingHeading(headings, form),
@@ -328,7 +319,126 @@
       out.toolDescription = attr(form, 'tooldescription', cfg.descMax);
       out.autoSubmit = hasAttr(form, 'toolautosubmit');
     }
-    return [out, { form, fields: regFields, submit }];
+    return [out, { form, fields: regFields, submit, action, enter }];
+  }
+
+  // A radio button, or a checkbox of a same-named group: an option of its
+  // group's field (made at its first button).
+  function addToGroup(el, fields, regFields, groups) {
+    const key = el.type + ':' + el.name;
+    let i = groups.get(key);
+    const opt = { v: clean(choiceValue(el), cfg.valueMax), l: fieldLabel(el) };
+    if (i === undefined) {
+      const d = describeField(el, 'input');
+      d.type = el.type === 'radio' ? 'radio' : 'checkbox-group';
+      d.options = []; d.optionCount = 0;
+      // A group's label is its fieldset's legend or its aria-labelledby.
+      const fs = closest(el, 'fieldset');
+      const legend = fs && qs(fs, 'legend');
+      d.label = legend ? ownText(legend, cfg.textMax) : '';
+      const grp = closest(el, '[role=radiogroup],[role=group]');
+      if (grp) d.label = d.label || attr(grp, 'aria-label') || labelledBy(grp);
+      d.value = '';
+      i = fields.length;
+      groups.set(key, i);
+      fields.push(d);
+      regFields.push({ kind: el.type === 'radio' ? 'radio' : 'checks', els: [] });
+    }
+    const d = fields[i];
+    d.optionCount++;
+    if (d.options.length < cfg.maxOptions) d.options.push(opt);
+    if (el.required) d.required = true;
+    if (el.defaultChecked) d.value = d.type === 'radio' ? opt.v : (d.value ? d.value + ',' : '') + opt.v;
+    regFields[i].els.push(el);
+  }
+
+  // A choice's value: its value attribute; one without (whose value reads
+  // "on") is told by its label, as the page's own script tells it.
+  const choiceValue = (el) => (hasAttr(el, 'value') ? el.value : (clean(fieldLabel(el), cfg.valueMax) || el.value));
+
+  // A form without a submit control: the one link or button inside it that
+  // reads as its action (the only one, else the only one styled as the
+  // primary action), as a person would click it.
+  function actionOf(form) {
+    const cands = [];
+    for (const a of qsa(form, 'a[href],button[type=button],[role=button],input[type=button]')) {
+      if (a.disabled || getAttr(a, 'aria-disabled') === 'true' || !visible(a) || !buttonLabel(a)) continue;
+      cands.push(a);
+    }
+    if (cands.length === 1) return cands[0];
+    const primary = cands.filter((a) => /(^|[\s_-])(primary|submit)([\s_-]|$)/i.test(String(className(a))));
+    return primary.length === 1 ? primary[0] : null;
+  }
+
+  // A form with neither: Enter in its one text field submits it (its
+  // index among the fields), or -1.
+  function loneTextField(regFields) {
+    const texts = [];
+    regFields.forEach((f, i) => { if (f.kind === 'text' && localName(f.el) === 'input' && TEXTUAL.has(f.el.type)) texts.push(i); });
+    return texts.length === 1 ? texts[0] : -1;
+  }
+
+  // Widgets that keep a native control hidden behind a visible text input
+  // (a combo box over a <select>, a date picker over its real input): the
+  // native control, with the name the page sends, is the field; the visible
+  // input beside it (its sibling, or the one input inside its sibling) is
+  // how a person sets it. A plain hidden value (a token) has no label and
+  // no placeholder and is no widget's.
+  function pairWidgets(els) {
+    const natives = new Map(), widgets = new Set();
+    for (const n of els) {
+      const ln = localName(n);
+      const input = ln === 'input' && (n.type === 'hidden' || TEXTUAL.has(n.type) || n.type === 'date' || n.type === 'time');
+      if (ln !== 'select' && !input || ln === 'select' && n.multiple || n.disabled || !hasAttr(n, 'name')) continue;
+      if (n.type !== 'hidden' && visible(n)) continue;
+      if (input && !hasAttr(n, 'placeholder') && !labelFor(n)) continue;
+      const w = besideInput(n);
+      if (w && !widgets.has(w)) { natives.set(n, w); widgets.add(w); }
+    }
+    return { natives, widgets };
+  }
+  const isTextInput = (el) => localName(el) === 'input' && TEXTUAL.has(el.type) && el.type !== 'password' && !el.disabled && visible(el);
+  function besideInput(n) {
+    for (const sib of [nextSibling(n), prevSibling(n)]) {
+      if (!sib) continue;
+      if (isTextInput(sib)) return sib;
+      const ln = localName(sib);
+      if (ln !== 'div' && ln !== 'span') continue;
+      const inside = Array.from(qsa(sib, 'input')).filter(isTextInput);
+      if (inside.length === 1) return inside[0];
+    }
+    return null;
+  }
+  // The text of a <label for> naming el (a hidden input is not labelable,
+  // so its label has no control).
+  let forIndex = null; // id → its <label for>, built once per discovery
+  function labelFor(el) {
+    const id = elId(el);
+    if (!id) return '';
+    if (!forIndex) {
+      forIndex = new Map();
+      for (const l of docQSA(document, 'label[for]')) { const f = getAttr(l, 'for'); if (!forIndex.has(f)) forIndex.set(f, l); }
+    }
+    const l = forIndex.get(id);
+    return l ? ownText(l, cfg.textMax) : '';
+  }
+
+  function describeWidget(n, w) {
+    const isSelect = localName(n) === 'select';
+    const d = describeField(n, isSelect ? 'select' : 'input');
+    d.label = d.label || labelFor(n) || fieldLabel(w);
+    d.aria = d.aria || attr(w, 'aria-label');
+    d.ph = d.ph || attr(w, 'placeholder');
+    d.required = d.required || !!w.required;
+    if (isSelect) {
+      [d.options, d.optionCount] = options(n);
+      d.value = '';
+      return [d, { kind: 'select', el: n, w }];
+    }
+    d.type = 'text';
+    delete d.value;
+    d.empty = true;
+    return [d, { kind: 'widget', el: n, w, setter: setters.input }];
   }
 
   // An item's action: its first link or button that is not part of a form
@@ -448,7 +558,9 @@
         if (fid >= cfg.maxForms) break;
         const declared = hasAttr(form, 'toolname');
         if (!declared && !visible(form)) continue;
-        const [d, r] = describeForm(form, fid++, headings);
+        const [d, r] = describeForm(form, fid, headings);
+        if (!declared && !d.fields.length && !(r.submit && visible(r.submit)) && !r.action) continue; // nothing to fill, nothing to press
+        fid++;
         page.forms.push(d);
         reg.forms.push(r);
       }
@@ -457,6 +569,7 @@
       reg.lists = lists.map((l) => l[1]);
       [page.buttons, reg.buttons] = findButtons(body, reg.lists);
       labelIndex = null;
+      forIndex = null;
     }
     [page.imperative, page.imperativeStatus] = await imperativeTools();
     return [page, reg];
@@ -639,6 +752,7 @@
   function snapshot(f) {
     switch (f.kind) {
       case 'text': case 'select': return f.el.value;
+      case 'widget': return [f.el.value, f.w.value];
       case 'check': return f.el.checked;
       case 'radio': case 'checks': return f.els.map((e) => e.checked);
       case 'multi': return Array.from(f.el.options, (o) => o.selected);
@@ -648,6 +762,7 @@
   function restore(f, old) {
     switch (f.kind) {
       case 'text': if (f.el.value !== old) setValue(f, f.el, old); break;
+      case 'widget': if (f.w.value !== old[1]) setValue(f, f.w, old[1]); if (f.el.value !== old[0]) setValue(f, f.el, old[0]); break;
       case 'select': if (f.el.value !== old) setValue({ setter: setters.select }, f.el, old); break;
       case 'check': setChecked(f.el, old); break;
       case 'radio': f.els.forEach((e, i) => { if (old[i] && !e.checked) clickEl(e); else if (!old[i] && e.checked) e.checked = false; }); break;
@@ -669,10 +784,10 @@
         }
         return '';
       }
-      case 'select': return Array.from(f.el.options).some((o) => o.value === v && !o.disabled) ? '' : 'is not one of the options';
-      case 'radio': return f.els.some((e) => e.value === v) ? '' : 'is not one of the options';
+      case 'select': return optionFor(f.el, v) ? '' : 'is not one of the options (give its value or its label)';
+      case 'radio': return radioFor(f, v) ? '' : 'is not one of the options (give its value or its label)';
       case 'checks': case 'multi': {
-        const have = f.kind === 'checks' ? f.els.map((e) => e.value) : Array.from(f.el.options, (o) => o.value);
+        const have = f.kind === 'checks' ? f.els.map(cv) : Array.from(f.el.options, (o) => o.value);
         return v.every((x) => have.includes(x)) ? '' : 'holds a value that is not one of the options';
       }
     }
@@ -682,15 +797,67 @@
   function fill(f, v) {
     switch (f.kind) {
       case 'text': setValue(f, f.el, String(v)); break;
-      case 'select': setValue({ setter: setters.select }, f.el, String(v)); break;
+      case 'widget': fillWidget(f, String(v)); break;
+      case 'select': setValue({ setter: setters.select }, f.el, optionFor(f.el, v).value); break;
       case 'check': focusEl(f.el); setChecked(f.el, !!v); break;
-      case 'radio': { const r = f.els.find((e) => e.value === v); focusEl(r); if (!r.checked) clickEl(r); break; }
-      case 'checks': for (const e of f.els) setChecked(e, v.includes(e.value)); break;
+      case 'radio': { const r = radioFor(f, v); focusEl(r); if (!r.checked) clickEl(r); break; }
+      case 'checks': for (const e of f.els) setChecked(e, v.includes(cv(e))); break;
       case 'multi': focusEl(f.el); for (const o of f.el.options) o.selected = v.includes(o.value); fire(f.el, 'input'); fire(f.el, 'change'); break;
     }
   }
 
   const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  const cv = (e) => clean(choiceValue(e), cfg.valueMax);
+  // The option a value names: by value, else by label (exactly, then in
+  // any case).
+  function optionFor(sel, v) {
+    const opts = Array.from(sel.options).filter((o) => !o.disabled);
+    const label = (o) => clean(o.label || textContent(o), cfg.valueMax);
+    const low = String(v).toLowerCase();
+    return opts.find((o) => o.value === v) || opts.find((o) => label(o) === v) || opts.find((o) => label(o).toLowerCase() === low) || null;
+  }
+
+  // The radio button a value names: by value, else by label.
+  function radioFor(f, v) {
+    const low = String(v).toLowerCase();
+    const label = (e) => clean(fieldLabel(e), cfg.valueMax);
+    return f.els.find((e) => cv(e) === v) || f.els.find((e) => label(e) === v) || f.els.find((e) => label(e).toLowerCase() === low) || null;
+  }
+
+  // Text compared as a person reads it: case, spaces and leading zeros aside.
+  const loose = (t) => String(t).toLowerCase().replace(/\s+/g, ' ').replace(/(^|\D)0+(\d)/g, '$1$2').trim();
+
+  // A widget's value, set the way a person sets it: typed into its visible
+  // input, which it reads when it loses the focus; a widget that did not
+  // understand it (it shows something else) gets it in its native control
+  // as given.
+  function fillWidget(f, v) {
+    setValue(f, f.w, v);
+    blurEl(f.w);
+  }
+  // After the widgets have read what was typed (a tick later: some read it
+  // on a timer), those that did not understand it get it in their native
+  // control as given.
+  function widgetFallback(fields) {
+    for (const [f, v] of fields) {
+      if (f.kind === 'widget' && !(loose(f.w.value) === loose(v) && f.el.value !== '')) setValue(f, f.el, String(v));
+    }
+  }
+
+  // The fields that did not take the value given (a widget that refused
+  // it): [{f, holds}].
+  function untaken(fields) {
+    const out = [];
+    for (const [f, v, i] of fields) {
+      let ok = true;
+      if (f.kind === 'widget') ok = f.el.value === String(v) || (f.el.value !== '' && loose(f.w.value) === loose(v));
+      else if (f.kind === 'select') ok = f.el.value === optionFor(f.el, v).value;
+      else if (f.kind === 'text') ok = f.el.value !== '' || String(v) === ''; // a date or number input empties itself on what it cannot read
+      if (!ok) out.push({ f: i, holds: clean(f.el.value, cfg.valueMax) });
+    }
+    return out;
+  }
 
   // The button a submit clicks: the form's first submit button while it
   // can be clicked; else the form is submitted without one.
@@ -734,6 +901,12 @@
     const old = fields.map(([f]) => snapshot(f));
     for (const [f, v] of fields) fill(f, v);
     await tick(); // let a framework re-render (enable the submit button, say)
+    if (fields.some(([f]) => f.kind === 'widget')) { widgetFallback(fields); await tick(); }
+    const refused = untaken(fields);
+    if (refused.length) {
+      fields.forEach(([f], i) => restore(f, old[i]));
+      return { untaken: refused };
+    }
     if (!req.submit) return { ok: true, submitted: false };
     const late = credentialsAway(r, req, null);
     if (late) {
@@ -754,10 +927,20 @@
         return { rejected };
       }
     }
+    return submitForm(r);
+  }
+
+  // The submit: the form's submit button, else the link or button that
+  // reads as its action, else Enter in its lone text field (focused here,
+  // pressed by the engine as a key), else the form's own submit.
+  function submitForm(r) {
     const watch = watchStart();
     const button = clicker(r);
-    if (button) clickEl(button);
-    else requestSubmit(form);
+    if (button) { clickEl(button); return { ok: true, submitted: true, watch }; }
+    if (r.action && isConnected(r.action) && visible(r.action)) { clickEl(r.action); return { ok: true, submitted: true, watch }; }
+    const lone = r.enter >= 0 ? r.fields[r.enter] : null;
+    if (lone && isConnected(lone.el)) { focusEl(lone.el); return { ok: true, submitted: true, watch, enter: r.enter }; }
+    requestSubmit(r.form);
     return { ok: true, submitted: true, watch };
   }
 
