@@ -11,27 +11,29 @@ import (
 // Sessions of the virtual browser: attaching (on request and automatic),
 // detaching, and the tab and page sessions' commands.
 
-// autoAttachArgs reads Target.setAutoAttach's autoAttach; a request for
-// sessions that are not flat is answered with an error (false).
-func (v *Virtual) autoAttachArgs(m vcommand, p map[string]json.RawMessage) (on, ok bool) {
+// setAuto takes Target.setAutoAttach's settings for session s; a request
+// for sessions that are not flat is answered with an error (false).
+func (v *Virtual) setAuto(s *vsession, m vcommand, p map[string]json.RawMessage) (on, ok bool) {
 	on = boolean(p, "autoAttach")
 	if on && !boolean(p, "flatten") {
 		v.flatOnly(m)
 		return false, false
 	}
+	v.mu.Lock()
+	s.autoAttach = on
+	s.autoF = ParseTargetFilter(p["filter"])
+	v.mu.Unlock()
 	return on, true
 }
 
 // setAutoAttach on a browser session attaches to every matching target now
 // and to each new one; off detaches what it auto-attached.
 func (v *Virtual) setAutoAttach(s *vsession, m vcommand, p map[string]json.RawMessage) {
-	on, ok := v.autoAttachArgs(m, p)
+	on, ok := v.setAuto(s, m, p)
 	if !ok {
 		return
 	}
 	v.mu.Lock()
-	s.autoAttach = on
-	s.autoF = ParseTargetFilter(p["filter"])
 	var drop []*vsession
 	if !on {
 		for _, x := range v.sessions {
@@ -218,21 +220,16 @@ func (v *Virtual) tabCommand(s *vsession, m vcommand) {
 	p := params(m.Params)
 	switch m.Method {
 	case "Target.setAutoAttach":
-		on, ok := v.autoAttachArgs(m, p)
+		on, ok := v.setAuto(s, m, p)
 		if !ok {
 			return
 		}
-		v.mu.Lock()
-		s.autoAttach = on
-		s.autoF = ParseTargetFilter(p["filter"])
-		t := s.tgt
-		v.mu.Unlock()
 		if !on {
 			v.reply(m, nil)
 			return
 		}
 		v.spawn(func() {
-			v.autoAttachOne(s, t)
+			v.autoAttachOne(s, s.tgt)
 			v.reply(m, nil)
 		})
 	case "Runtime.runIfWaitingForDebugger":
