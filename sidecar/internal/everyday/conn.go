@@ -5,8 +5,8 @@
 // Conn behaves like Chromium's --remote-debugging-pipe for what the
 // coordinator's CDP core and the clients behind its proxy send: whole CDP
 // messages in (WriteMessage) and out (ReadMessage). Behind it there is no
-// browser endpoint, only chrome.debugger on single tabs, so Conn keeps a
-// virtual browser: browser sessions (the root one and one per
+// browser endpoint, only chrome.debugger on single tabs, so Conn runs a
+// virtual browser (cdp.Virtual, whose TabHost it is): browser sessions (the root one and one per
 // Target.attachToBrowserTarget), each with its own discovery and
 // auto-attach settings; tab and page targets for the tabs this coordinator
 // may see (the ones it opened and the ones the user shared with it); page
