@@ -29,7 +29,16 @@
 //   - An Endpoint is a browser reached over TCP (http(s):// with /json, or a
 //     bare ws(s)://): dial, /json requests, and Probe, the one check that an
 //     endpoint answers.
-//   - A Follower keeps a browser's targets and which page was active last.
+//   - A Follower keeps a browser's targets and which page was active last
+//     (Recency: the order of activity, with tabs opened in the background
+//     held back while they load their first page).
+//   - A Virtual is a browser made of tabs with no browser endpoint behind
+//     them (the everyday browser's chrome.debugger): targets, sessions,
+//     Recency, the execution contexts a second session on a tab hears
+//     again, and the Target domain, built once; its TabHost carries the
+//     tabs, and a policy hook judges every command first.
+//   - A Scope is the Policy that shows a client a real browser whose only
+//     page is one target (Tier 2's browser view), its ScopeRules asked first.
 //   - A Relay serves a client Transport with a Peer, through a Policy that
 //     may answer, rewrite or refuse what passes (VS Code's browser view).
 //     What the peer delivers waits in the relay's queue, so a client that

@@ -33,13 +33,10 @@ type Update struct {
 type Follower struct {
 	mu      sync.Mutex
 	targets map[string]Target
-	order   []string // target ids, most recently active last
+	rec     Recency[string] // target ids by activity; held: opened in the background (Background)
 	changed chan struct{}
-	// Targets opened in the background (Background): held ones are kept
-	// out of the order while they load their first page; pending counts
-	// background opens whose page has not appeared yet, claimed the pages
-	// that appeared for them.
-	held    map[string]bool
+	// pending counts background opens whose page has not appeared yet,
+	// claimed the pages that appeared for them.
 	claimed map[string]bool
 	pending int
 	// touched: the targets whose place in the order came from Touch (an
@@ -50,7 +47,7 @@ type Follower struct {
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, held: map[string]bool{}, claimed: map[string]bool{}, touched: map[string]bool{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, claimed: map[string]bool{}, touched: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -98,19 +95,20 @@ func (f *Follower) HandleEvent(m Message) Update {
 		// The page a background open waits for (the browser announces it
 		// before it answers the open).
 		f.pending--
-		f.held[t.ID], f.claimed[t.ID] = true, true
+		f.rec.Hold(t.ID)
+		f.claimed[t.ID] = true
 	}
 	// A new target, or one that navigated, is where the work is; one held
 	// (opened in the background) loads its first page without becoming so.
 	switch {
-	case f.held[t.ID] && (!known || prev.URL != t.URL && IsBlank(prev.URL)):
-		if known && !IsBlank(t.URL) {
-			delete(f.held, t.ID) // its first page: from now on it is as any other
-		}
-	case !known || prev.URL != t.URL:
-		delete(f.held, t.ID)
-		f.touchLocked(t.ID)
+	case !known && f.rec.Held(t.ID):
+	case !known:
+		f.rec.Touch(t.ID)
 		delete(f.touched, t.ID)
+	case prev.URL != t.URL:
+		if f.rec.Navigated(t.ID, prev.URL, t.URL) {
+			delete(f.touched, t.ID)
+		}
 	}
 	if !known || prev != t {
 		f.notifyLocked()
@@ -129,8 +127,7 @@ func (f *Follower) Touch(id string) {
 	if _, ok := f.targets[id]; !ok {
 		return
 	}
-	delete(f.held, id)
-	f.touchLocked(id)
+	f.rec.Touch(id)
 	f.touched[id] = true
 	f.notifyLocked()
 }
@@ -170,9 +167,9 @@ func (f *Follower) Background() (done func(id string)) {
 				return
 			}
 			if t, ok := f.targets[id]; !ok || IsBlank(t.URL) {
-				f.held[id] = true
+				f.rec.Hold(id)
 			}
-			f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+			f.rec.Demote(id)
 			f.notifyLocked()
 		})
 	}
@@ -193,28 +190,20 @@ func (f *Follower) removeLocked(id string) (Target, bool) {
 		return Target{}, false
 	}
 	delete(f.targets, id)
-	delete(f.held, id)
+	f.rec.Forget(id)
 	delete(f.claimed, id)
 	delete(f.touched, id)
-	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
 	f.notifyLocked()
 	return t, true
 }
-
-// IsBlank: a tab showing nothing yet ("" or about:blank).
-func IsBlank(url string) bool { return url == "" || url == "about:blank" }
 
 // Demote takes a target out of the order of activity (it stays known): it
 // is no candidate until it is active again.
 func (f *Follower) Demote(id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.order = slices.DeleteFunc(f.order, func(o string) bool { return o == id })
+	f.rec.Demote(id)
 	f.notifyLocked()
-}
-
-func (f *Follower) touchLocked(id string) {
-	f.order = append(slices.DeleteFunc(f.order, func(o string) bool { return o == id }), id)
 }
 
 func (f *Follower) notifyLocked() {
@@ -241,8 +230,9 @@ func (f *Follower) Get(id string) (Target, bool) {
 func (f *Follower) Latest(match func(Target) bool) (Target, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for i := len(f.order) - 1; i >= 0; i-- {
-		if t, ok := f.targets[f.order[i]]; ok && match(t) {
+	order := f.rec.Order()
+	for i := len(order) - 1; i >= 0; i-- {
+		if t, ok := f.targets[order[i]]; ok && match(t) {
 			return t, true
 		}
 	}
@@ -256,8 +246,9 @@ func (f *Follower) Targets(match func(Target) bool) []Target {
 	defer f.mu.Unlock()
 	out := []Target{}
 	seen := map[string]bool{}
-	for i := len(f.order) - 1; i >= 0; i-- {
-		if t, ok := f.targets[f.order[i]]; ok && match(t) {
+	order := f.rec.Order()
+	for i := len(order) - 1; i >= 0; i-- {
+		if t, ok := f.targets[order[i]]; ok && match(t) {
 			out = append(out, t)
 			seen[t.ID] = true
 		}

@@ -41,6 +41,7 @@ const (
 	ServerError     = -32000 // a command refused
 	ParseError      = -32700 // a message that is not JSON (or not strictly)
 	InvalidRequest  = -32600
+	InvalidParams   = -32602
 	SessionNotFound = -32001
 )
 

@@ -5,8 +5,8 @@
 // Conn behaves like Chromium's --remote-debugging-pipe for what the
 // coordinator's CDP core and the clients behind its proxy send: whole CDP
 // messages in (WriteMessage) and out (ReadMessage). Behind it there is no
-// browser endpoint, only chrome.debugger on single tabs, so Conn keeps a
-// virtual browser: browser sessions (the root one and one per
+// browser endpoint, only chrome.debugger on single tabs, so Conn runs a
+// virtual browser (cdp.Virtual, whose TabHost it is): browser sessions (the root one and one per
 // Target.attachToBrowserTarget), each with its own discovery and
 // auto-attach settings; tab and page targets for the tabs this coordinator
 // may see (the ones it opened and the ones the user shared with it); page
@@ -57,6 +57,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/fsnotify/fsnotify"
@@ -101,7 +102,7 @@ type Conn struct {
 	link    *link // nil while disconnected
 	status  Status
 	changes chan struct{}
-	b       *browser
+	b       *cdp.Virtual
 	// activations signals (coalesced) that the browser brought one of
 	// this coordinator's tabs to the front (Active says which).
 	activations chan struct{}
@@ -138,7 +139,7 @@ func Open(o Options) (*Conn, error) {
 		activations: make(chan struct{}, 1),
 	}
 	c.cond = sync.NewCond(&c.mu)
-	c.b = newBrowser(c)
+	c.b = c.newVirtual()
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
 		cancel()
@@ -183,7 +184,7 @@ func (c *Conn) WriteMessage(ctx context.Context, msg []byte) error {
 	if closed {
 		return ErrClosed
 	}
-	c.b.command(msg)
+	c.b.Command(msg)
 	return nil
 }
 
@@ -216,7 +217,7 @@ func (c *Conn) Status() Status {
 	c.mu.Lock()
 	s := c.status
 	c.mu.Unlock()
-	s.Tabs = c.b.tabCount() // after unlocking: the browser's lock is never taken inside the Conn's
+	s.Tabs = c.b.TabCount() // after unlocking: the browser's lock is never taken inside the Conn's
 	return s
 }
 
@@ -248,7 +249,7 @@ func (c *Conn) Activations() <-chan struct{} { return c.activations }
 // Active is the page target id of the tab the browser brought to the front
 // last, among the tabs this coordinator sees; "" when none (or that tab
 // is gone).
-func (c *Conn) Active() string { return c.b.activeTarget() }
+func (c *Conn) Active() string { return c.b.Active() }
 
 func (c *Conn) activated() {
 	select {
@@ -376,7 +377,7 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 			case "error":
 				c.log.Warn("the browser extension reports an error", "code", env.Code, "message", env.Message)
 			default:
-				c.b.extEvent(env)
+				c.extEvent(env)
 			}
 		}
 	}()
@@ -389,7 +390,7 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 	// The tabs are taken on the reader's goroutine, in the order of the
 	// messages: a tab closed or unshared just after the answer goes after
 	// it, never before.
-	env, err := l.callThen(map[string]any{"type": "connect"}, func(env nativemsg.Envelope) { c.b.connected(env.Tabs) })
+	env, err := l.callThen(map[string]any{"type": "connect"}, func(env nativemsg.Envelope) { c.connected(env.Tabs) })
 	slow.Stop()
 	if err == nil {
 		s := Status{Connected: true, HostPID: 0}
@@ -424,7 +425,7 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 		c.log.Info("the user's browser disconnected; waiting for it to come back", "reason", reason)
 		c.setStatus(Status{Reason: reason})
 	}
-	c.b.disconnected()
+	c.b.Disconnected()
 }
 
 func (c *Conn) setStatus(s Status) {

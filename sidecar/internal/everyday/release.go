@@ -19,14 +19,7 @@ func (c *Conn) CloseAgentTabs(ctx context.Context) (int, error) {
 	if l == nil {
 		return 0, errors.New(notConnected(c.Status()))
 	}
-	c.b.mu.Lock()
-	var tabs []int
-	for _, t := range c.b.sortedTargets() {
-		if t.agent {
-			tabs = append(tabs, t.tabID)
-		}
-	}
-	c.b.mu.Unlock()
+	tabs := c.b.AgentTabs()
 	closed := 0
 	var errs []error
 	for _, id := range tabs {

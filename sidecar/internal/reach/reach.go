@@ -42,16 +42,8 @@ type Policy struct {
 }
 
 // Where says where a command was sent and what the coordinator sees at
-// that moment.
-type Where struct {
-	// Page: the command came on a page's session, or a frame's or a
-	// worker's below one; false: on a browser session.
-	Page bool
-	// AgentTab: that page is a tab the agent opened (not the user's).
-	AgentTab bool
-	// Tabs are the URLs of the tabs the coordinator sees.
-	Tabs []string
-}
+// that moment: the virtual browser's Place (see cdp.Virtual).
+type Where = cdp.Place
 
 // rule decides about one method.
 type rule func(p Policy, w Where, m *cdp.Message) cdp.Verdict

@@ -14,7 +14,8 @@ import (
 // else is refused with a reason that says what to do; browser-level events
 // pass only when they are the Target domain's and about the view.
 func TestBrowserLevelIsAnAllowlist(t *testing.T) {
-	p := &viewPolicy{view: &View{log: slog.Default()}, viewID: "VIEW", owned: map[string]bool{"MINE": true}, viewSessions: map[string]bool{}}
+	p := newViewPolicy(&View{log: slog.Default()}, "VIEW", false)
+	p.Own("MINE")
 	r := cdp.NewRelay(nil)
 	defer r.Close()
 	for _, tc := range []struct {

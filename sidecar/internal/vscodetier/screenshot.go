@@ -16,7 +16,7 @@ import (
 // client gives is in the iframe's page coordinates, so the iframe's scroll
 // offset is taken off and its box origin added. What is outside the
 // iframe's visible box cannot be captured and is cut off.
-func (p *viewPolicy) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message) *cdp.Message {
+func (p *viewRules) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message) *cdp.Message {
 	parent, err := p.parentSession(ctx, s)
 	if err != nil {
 		return cdp.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
@@ -62,7 +62,7 @@ func (p *viewPolicy) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Messag
 
 // parentSession is the bridge's own session on the window that holds the
 // iframe view; the client never owns it, so it never sees its events.
-func (p *viewPolicy) parentSession(ctx context.Context, s *cdp.Relay) (string, error) {
+func (p *viewRules) parentSession(ctx context.Context, s *cdp.Relay) (string, error) {
 	p.mu.Lock()
 	parent := p.parent
 	p.mu.Unlock()

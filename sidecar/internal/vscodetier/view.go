@@ -328,7 +328,7 @@ func (v *View) Policy(ctx context.Context, page string) (cdp.Policy, error) {
 	if page != "" && page != t.ID {
 		return nil, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
 	}
-	return &viewPolicy{view: v, viewID: t.ID, iframe: t.Type == "iframe", owned: map[string]bool{}, viewSessions: map[string]bool{}}, nil
+	return newViewPolicy(v, t.ID, t.Type == "iframe"), nil
 }
 
 // parentPage finds the VS Code window that holds an iframe view, from VS

@@ -1,0 +1,142 @@
+package cdp
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// The clients' commands: browser sessions, tab sessions and page sessions
+// of the virtual browser.
+
+// Command takes one client command. Its answer, and the events it causes,
+// go to Out; a message that is not a command gets an error answer.
+func (v *Virtual) Command(raw []byte) {
+	var m vcommand
+	if err := json.Unmarshal(raw, &m); err != nil || m.Method == "" {
+		v.log.Warn("a CDP message that is not a command", "message", truncate(raw))
+		_ = json.Unmarshal(raw, &m) // its id and session, where it has them
+		v.fail(m, ParseError, "not a CDP command (a JSON object with an id and a method): %s", truncate(raw))
+		return
+	}
+	v.mu.Lock()
+	s := v.sessions[m.SessionID]
+	childTab, isChild := v.children[m.SessionID]
+	v.mu.Unlock()
+	if (s != nil || isChild) && !v.judge(&m, s, childTab) {
+		return
+	}
+	switch {
+	case m.Method == "Target.createTarget" && (isChild || s != nil && s.kind != kindBrowser):
+		// A page (or a frame or worker in it) opening a tab: through the
+		// host, so that it is the agent's, closed when it lets go.
+		v.createTarget(m, params(m.Params))
+	case s != nil && s.kind == kindBrowser:
+		v.browserCommand(s, m)
+	case s != nil && s.kind == kindTab:
+		v.tabCommand(s, m)
+	case s != nil && s.kind == kindPage:
+		v.pageCommand(s, m)
+	case isChild:
+		v.forward(m, childTab, m.SessionID, nil)
+	default:
+		v.fail(m, SessionNotFound, "Session with given id not found.")
+	}
+}
+
+// judge asks the policy about m, sent on session s (nil: a child session
+// of tab childTab): false when the policy answered it (refused it).
+func (v *Virtual) judge(m *vcommand, s *vsession, childTab int) bool {
+	if v.policy == nil {
+		return true
+	}
+	at := Place{Page: s == nil || s.kind != kindBrowser}
+	v.mu.Lock()
+	for _, t := range v.targets {
+		at.Tabs = append(at.Tabs, t.url)
+	}
+	if s != nil && s.tgt != nil {
+		at.AgentTab = s.tgt.agent
+	} else if t := v.targets[childTab]; s == nil && t != nil {
+		at.AgentTab = t.agent
+	}
+	v.mu.Unlock()
+	verdict := v.policy(at, &Message{ID: strconv.AppendInt(nil, m.ID, 10), SessionID: m.SessionID, Method: m.Method, Params: m.Params})
+	if verdict.Reply != nil {
+		if verdict.Reply.Error != nil {
+			v.log.Debug("the policy refused a command", "method", m.Method, "why", verdict.Reply.Error.Message)
+		}
+		msg, _ := json.Marshal(verdict.Reply)
+		v.out(msg)
+		return false
+	}
+	m.then = verdict.Then
+	return true
+}
+
+// browserHandler answers one method on a browser session.
+type browserHandler func(v *Virtual, s *vsession, m vcommand, p map[string]json.RawMessage)
+
+// browserMethods are the Browser and Target methods a browser session of
+// the virtual browser answers itself.
+var browserMethods = map[string]browserHandler{
+	"Browser.getVersion":           (*Virtual).getVersion,
+	"Target.attachToBrowserTarget": (*Virtual).attachToBrowserTarget,
+	"Target.getBrowserContexts":    (*Virtual).getBrowserContexts,
+	"Target.setDiscoverTargets":    (*Virtual).setDiscover,
+	"Target.getTargets":            (*Virtual).getTargets,
+	"Target.getTargetInfo":         (*Virtual).getTargetInfo,
+	"Target.attachToTarget":        (*Virtual).attachToTarget,
+	"Target.detachFromTarget":      (*Virtual).detachFromTarget,
+	"Target.setAutoAttach":         (*Virtual).setAutoAttach,
+	"Target.createTarget":          func(v *Virtual, _ *vsession, m vcommand, p map[string]json.RawMessage) { v.createTarget(m, p) },
+	"Target.closeTarget":           (*Virtual).closeTarget,
+	"Target.activateTarget":        (*Virtual).activateTarget,
+	"Target.sendMessageToTarget":   (*Virtual).sendMessageToTarget,
+}
+
+func (v *Virtual) browserCommand(s *vsession, m vcommand) {
+	if h := browserMethods[m.Method]; h != nil {
+		h(v, s, m, params(m.Params))
+		return
+	}
+	if strings.HasPrefix(m.Method, "Browser.") || strings.HasPrefix(m.Method, "Target.") {
+		// The virtual browser answers these domains itself: what it does
+		// not answer reaches nothing.
+		v.notHere(m)
+		return
+	}
+	// A browser-level call the policy let through (the cookie jar, as the
+	// tabs see it) that the host has no browser target for: run it through
+	// one of the attached tabs, as Playwright MCP's relay does.
+	v.mu.Lock()
+	tab := -1
+	for id, a := range v.attach {
+		if a.users > 0 && (tab < 0 || id < tab) {
+			tab = id
+		}
+	}
+	v.mu.Unlock()
+	if tab < 0 {
+		v.fail(m, ServerError, "%s: %s runs browser-level calls through an attached tab, and none is attached; attach to a page first", m.Method, v.words.Backend)
+		return
+	}
+	v.forward(m, tab, "", nil)
+}
+
+// flatOnly refuses sessions that are not flat.
+func (v *Virtual) flatOnly(m vcommand) {
+	v.fail(m, ServerError, "only flat sessions are offered by %s: pass flatten: true", v.words.Backend)
+}
+
+func str(p map[string]json.RawMessage, key string) string {
+	var s string
+	_ = json.Unmarshal(p[key], &s)
+	return s
+}
+
+func boolean(p map[string]json.RawMessage, key string) bool {
+	var b bool
+	_ = json.Unmarshal(p[key], &b)
+	return b
+}
