@@ -363,7 +363,10 @@ export class Bridge {
     const old = this.tabs.get(tabId);
     const info = toInfo({ ...raw, id: tabId }, old?.targetId ?? '', old?.openerId);
     this.tabs.set(tabId, info);
-    if (old && old.title === info.title && old.url === info.url) return;
+    // A tab whose target id the browser did not list yet (a popup, read as
+    // it was created) is looked up again on each update until it has one:
+    // a coordinator cannot see a tab without it.
+    if (old && old.title === info.title && old.url === info.url && info.targetId) return;
     if (!info.targetId) {
       void this.browser.targetIds().then((targets) => {
         const tab = this.tabs.get(tabId);

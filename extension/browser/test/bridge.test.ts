@@ -234,6 +234,27 @@ test('a page of an agent tab opens a tab: it is the agent\'s, with its opener', 
   assert.ok(!s.events('c1', 'tabCreated').some((m) => (m.tab as { id: number }).id === userTab));
 });
 
+test('a popup whose target the browser lists late still reaches its agent with its target id', async () => {
+  const s = setup();
+  await s.restore();
+  s.connect('c1', '/a');
+  const mine = ((await s.request('c1', 'openTab', { url: 'https://a.example/' })).result as { id: number }).id;
+  const popup = s.browser.add('https://a.example/popup', 'Popup');
+  const listed = s.browser.targetIds.bind(s.browser);
+  s.browser.targetIds = async () => { const m = await listed(); m.delete(popup); return m; };
+  s.bridge.onTabCreated(s.browser.tabs.get(popup)!);
+  s.bridge.onNavigationTarget(mine, popup);
+  await new Promise((r) => setImmediate(r));
+  const withTarget = () => s.sent.filter((m) => m.client === 'c1' && (m.tab as { id?: number; targetId?: string } | undefined)?.id === popup &&
+    (m.tab as { targetId: string }).targetId === `T${popup}`);
+  assert.deepEqual(withTarget(), [], 'no target id yet');
+  // The browser lists it now; the next update (its load ends: title and url as they were) carries it.
+  s.browser.targetIds = listed;
+  s.bridge.onTabUpdated(popup, { ...s.browser.tabs.get(popup)! });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(withTarget().length, 1, 'the popup is announced with its target id');
+});
+
 test('what was shared and opened survives a restart of the worker', async () => {
   const s = setup();
   const tab = s.browser.add('https://x.example/');
