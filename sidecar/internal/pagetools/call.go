@@ -122,6 +122,14 @@ type jsCall struct {
 	Submitted bool   `json:"submitted"`
 	Watch     int    `json:"watch"`
 	Output    string `json:"output"`
+	// Outside forms (outside.go): no item of that label (the labels
+	// now); no edit field showed; the switch's option was already the
+	// current one; press Enter now; ask verify after the page settles.
+	Missing *[]string `json:"missing"`
+	Already bool      `json:"already"`
+	Enter   bool      `json:"enter"`
+	Type    string    `json:"type"` // text to type into the focused field first
+	Verify  bool      `json:"verify"`
 }
 
 // Call is CallOn for whatever document the tab shows.
@@ -287,6 +295,10 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		req["kind"], req["index"] = "list", int(args["index"].(float64))
 	case OriginButton:
 		req["kind"] = "button"
+	case OriginItem:
+		req["kind"], req["action"], req["item"], req["text"] = "item", ref.action, args["item"], args["text"]
+	case OriginSwitch:
+		req["kind"], req["option"] = "switch", args[ref.param]
 	case OriginImperative:
 		b, _ := json.Marshal(args)
 		req = map[string]any{"kind": "imperative", "name": ref.pageKey, "args": string(b)}
@@ -308,6 +320,16 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	}
 	res.Output = cleanBlock(jr.Output, 4*e.cfg.TextLimit)
 
+	if jr.Already {
+		e.describe(res)
+		res.Submitted, res.Note = true, fmt.Sprintf("%s is already the current one; nothing was clicked.", quotePage(fmt.Sprint(args[ref.param]), 60))
+		return res, false, nil
+	}
+	if jr.Type != "" || jr.Enter {
+		if err := e.typeAndEnter(ctx, jr.Type, jr.Enter); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", ref.name, err)
+		}
+	}
 	if err == nil && !jr.Submitted {
 		e.describe(res)
 		res.Note = "The page declares this form for a person to submit (no toolautosubmit): it is filled in, waiting for them."
@@ -319,6 +341,13 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		return nil, false, ctx.Err()
 	}
 	res.Navigated, res.Note = s.navigated, s.note
+	if jr.Verify && !s.navigated {
+		seen, verr := e.seen(ctx, doc.ctxID, ref, args, jr.Watch)
+		if verr != nil {
+			return nil, false, verr
+		}
+		res.Note = strings.TrimSpace(seen + " " + res.Note)
+	}
 	e.mu.Lock()
 	if e.popups != before.popups && !s.navigated {
 		res.PopupURL = e.popupURL
@@ -370,6 +399,8 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		names := Names(e.doc.tools)
 		e.mu.Unlock()
 		return false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
+	case jr.Error == "noedit":
+		return false, &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: double-clicking the item showed no field to type in; nothing was changed", ref.name)}
 	case jr.Error != "":
 		return false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
 	case len(jr.Invalid) > 0:
@@ -389,6 +420,8 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		to := cleanText(jr.CrossOrigin, 200)
 		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
 			ref.name, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
+	case jr.Missing != nil:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"item\": no item of the list reads so now; nothing was done. Its items now: %s", ref.name, pageLabel(strings.Join(*jr.Missing, "; "), 400))}
 	case jr.Range != nil && *jr.Range == 0:
 		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
 	case jr.Range != nil:

@@ -20,6 +20,9 @@ var (
 	// ErrCrossOrigin: the form would send a credential to another origin
 	// than the page's, and the call did not allow it; nothing was sent.
 	ErrCrossOrigin = errors.New("a credential would go to another origin")
+	// ErrNoEffect: the action was done (a click, Enter) but what it should
+	// have changed on the page did not change.
+	ErrNoEffect = errors.New("the action's effect was not seen")
 	// ErrNotReady: the tab is still loading a page.
 	ErrNotReady = errors.New("the page is not ready")
 	// ErrClosed: the engine was closed.

@@ -134,6 +134,9 @@ var leadingFiller = map[string]bool{
 // verb: "Search" under "Flights" is search_flights), else a heading, else
 // the form's name or id.
 func formName(f rawForm) string {
+	if n := groupName(f); n != "" {
+		return n
+	}
 	heading := firstNonEmpty(snake(f.Legend, 5, MaxNameLen), snake(f.Inner, 5, MaxNameLen), snake(f.Heading, 5, MaxNameLen))
 	if n := snake(f.Label, 6, MaxNameLen); n != "" {
 		return n
