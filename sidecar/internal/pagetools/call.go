@@ -129,7 +129,11 @@ type jsCall struct {
 	Already bool      `json:"already"`
 	Enter   bool      `json:"enter"`
 	Type    string    `json:"type"` // text to type into the focused field first
-	Verify  bool      `json:"verify"`
+	Click   *struct { // click there (a person's click), the page's CSS pixels
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	} `json:"click"`
+	Verify bool `json:"verify"`
 }
 
 // Call is CallOn for whatever document the tab shows.
@@ -324,6 +328,11 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		e.describe(res)
 		res.Submitted, res.Note = true, fmt.Sprintf("%s is already the current one; nothing was clicked.", quotePage(fmt.Sprint(args[ref.param]), 60))
 		return res, false, nil
+	}
+	if jr.Click != nil {
+		if err := e.click(ctx, jr.Click.X, jr.Click.Y); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", ref.name, err)
+		}
 	}
 	if jr.Type != "" || jr.Enter {
 		if err := e.typeAndEnter(ctx, jr.Type, jr.Enter); err != nil {

@@ -282,6 +282,21 @@ func (e *Engine) typeAndEnter(ctx context.Context, text string, enter bool) erro
 	return nil
 }
 
+// click clicks at x, y (CSS pixels of the page's viewport) as a mouse
+// does: it moves there, presses and releases the left button.
+func (e *Engine) click(ctx context.Context, x, y float64) error {
+	for _, ev := range []map[string]any{
+		{"type": "mouseMoved", "x": x, "y": y},
+		{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1},
+		{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1},
+	} {
+		if _, err := e.sess.Call(ctx, "Input.dispatchMouseEvent", ev); err != nil {
+			return fmt.Errorf("click: %w", err)
+		}
+	}
+	return nil
+}
+
 // seen asks the page whether a call's expected effect is there, and
 // answers the sentence for the result, or an error that says it is not.
 func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[string]any, watch int) (string, error) {

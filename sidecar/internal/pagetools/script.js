@@ -39,6 +39,7 @@
   const docTitle = getter(D, 'title');
   const docURL = getter(D, 'URL');
   const activeEl = getter(D, 'activeElement');
+  const elementFromPoint = method(D, 'elementFromPoint');
   const readyState = getter(D, 'readyState');
   const qsa = method(El, 'querySelectorAll');
   const qs = method(El, 'querySelector');
@@ -432,6 +433,8 @@
   const SECTIONING = 'article,aside,main,nav,section,[role=main],[role=region],[role=article],[role=dialog],dialog';
   const GROUPING = '[role=form],[role=search],fieldset,dialog,[role=dialog],section,article,header,footer,main,aside,[role=region],[role=group]';
   const CURRENT = /(^|[\s_-])(selected|active|current|is-active|is-selected|is-current)($|[\s_-])/i;
+  // (A link without href that a script handles reads as one to a person.)
+  const SWITCH_ACTIONS = ACTIONS + ',a';
   const PAGING = /paginat|pager|paging|page-numbers/i;
   const DELETING = /^(delete|remove|destroy|trash|discard|×|✕|✖|x|🗑)$/i;
   const GENERIC_CLASS = /^(btn|button|icon|fa|fas|far|sm|lg|xs|small|large|primary|secondary|default|link|outline|ghost|pull|right|left|float|js|ui|item|action|actions|control|\w)$/i;
@@ -556,8 +559,8 @@
       const opts = [];
       let bad = false, current = -1;
       for (const k of kids) {
-        const a = matches(k, ACTIONS) ? k : null;
-        const inner = a ? [a] : Array.from(qsa(k, ACTIONS));
+        const a = matches(k, SWITCH_ACTIONS) ? k : null;
+        const inner = a ? [a] : Array.from(qsa(k, SWITCH_ACTIONS));
         if (inner.length > 1) { bad = true; break; }
         if (!inner.length) { if (isCurrent(k)) current = -2; continue; }
         const el = inner[0];
@@ -660,6 +663,20 @@
     return { taken, claims };
   }
 
+  // Where a person would click el: its centre, when el (or what is inside
+  // it) is what is there; else null (the engine then clicks it by script).
+  function aim(el) {
+    let r = rectOf(el);
+    if (r.width <= 0 || r.height <= 0) return null;
+    if (r.bottom < 0 || r.top > window.innerHeight || r.right < 0 || r.left > window.innerWidth) {
+      method(El, 'scrollIntoView')(el, { block: 'center', inline: 'nearest' });
+      r = rectOf(el);
+    }
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = elementFromPoint(document, x, y);
+    return hit && (hit === el || contains(el, hit)) ? { x, y } : null;
+  }
+
   // What a call expects to see, by its watch, for verify().
   const expects = new Map();
   const bodyText = () => { const b = docBody(document); return b ? innerTextOf(b) : ''; };
@@ -719,9 +736,9 @@
       const was = !!(p.check.checked || getAttr(p.check, 'aria-checked') === 'true');
       const watch = watchStart();
       expect(watch, { kind: 'toggle', r, label: req.item, was });
-      focusEl(p.check);
-      clickEl(p.check);
-      return { ok: true, submitted: true, watch, verify: true };
+      const at = aim(p.check);
+      if (!at) { focusEl(p.check); clickEl(p.check); }
+      return { ok: true, submitted: true, watch, verify: true, click: at };
     }
     if (a.kind === 'button') {
       const b = p.buttons.get(a.key);
@@ -757,7 +774,7 @@
     const o = r.opts.find((x) => x.label === label);
     if (o && isConnected(o.el)) return o;
     if (!isConnected(r.el)) return null;
-    for (const el of qsa(r.el, ACTIONS)) if (buttonLabel(el) === label) return { el, label };
+    for (const el of qsa(r.el, SWITCH_ACTIONS)) if (buttonLabel(el) === label) return { el, label };
     return null;
   }
 
@@ -768,8 +785,9 @@
     if (isCurrent(o.el) || isCurrent(parentElement(o.el))) return { ok: true, submitted: false, already: true };
     const watch = watchStart();
     expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document) });
-    clickEl(o.el);
-    return { ok: true, submitted: true, watch, verify: true };
+    const at = aim(o.el);
+    if (!at) clickEl(o.el);
+    return { ok: true, submitted: true, watch, verify: true, click: at };
   }
 
   // Whether what the call expected is on the page now: { seen, what }.
