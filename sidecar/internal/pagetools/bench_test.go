@@ -81,6 +81,42 @@ func BenchmarkDiscover(b *testing.B) {
 	b.ReportMetric(n, "elements")
 }
 
+// bigAppPage is bigPage with what is outside forms on top: a todo list of
+// 40 items (checkbox, hover-only delete button, label to edit), its lone
+// new-todo field, its filters and a pagination row.
+func bigAppPage() string {
+	var b strings.Builder
+	b.WriteString(`<section class="todoapp"><header><h1>todos</h1><input class="new-todo" placeholder="What needs to be done?"></header><ul class="todo-list">`)
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&b, `<li><div class="view"><input class="toggle" type="checkbox"><label>Todo number %d</label><button class="destroy"></button></div><input class="edit" value="Todo number %d" style="display:none"></li>`, i, i)
+	}
+	b.WriteString(`</ul><footer><ul class="filters"><li><a class="selected" href="#/">All</a></li><li><a href="#/active">Active</a></li><li><a href="#/completed">Completed</a></li></ul></footer></section>`)
+	b.WriteString(`<nav aria-label="Pagination"><ul class="pagination"><li><a href="#">Previous</a></li><li class="active"><a href="#">1</a></li><li><a href="#">2</a></li><li><a href="#">Next</a></li></ul></nav>`)
+	return strings.Replace(bigPage(), "<main>", "<main>"+b.String(), 1)
+}
+
+// BenchmarkDiscoverOutsideForms: discovery on bigAppPage (goal ≤ 30 ms
+// median, as BenchmarkDiscover).
+func BenchmarkDiscoverOutsideForms(b *testing.B) {
+	s := serveSite(b)
+	br := startBrowser(b)
+	tb := br.newTab(b, s.page("bigapp.html", bigAppPage()), Config{MaxTools: 16})
+	n := tb.eval(`document.getElementsByTagName('*').length`).(float64)
+	ctx := context.Background()
+	var ds []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		tools, err := tb.eng.Discover(ctx)
+		ds = append(ds, time.Since(t0))
+		names := strings.Join(Names(tools), " ")
+		if err != nil || !strings.Contains(names, "toggle_todo") || !strings.Contains(names, "go_to_page") || !strings.Contains(names, "add_todo") {
+			b.Fatalf("discover: %s, %v", names, err)
+		}
+	}
+	b.ReportMetric(ms(median(ds)), "ms-median")
+	b.ReportMetric(n, "elements")
+}
+
 // BenchmarkToolListBytes: the bytes of a page's part of tools/list (its
 // tools as JSON, as MCP lists them) for typical pages (goal ≤ 6 KB).
 func BenchmarkToolListBytes(b *testing.B) {

@@ -406,6 +406,8 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 		own = append(own, "Declared by the page (WebMCP).")
 	case f.Declared:
 		own = append(own, "Declared by the page (WebMCP); fills the form in, and a person submits it.")
+	case f.Enter && f.Search:
+		own = append(own, "Types the text into a search field of the page and presses Enter, as a person does, and checks that the page changed.")
 	case f.Enter:
 		own = append(own, "Types the text into a field of the page and presses Enter, as a person does, and checks that the text appeared on the page.")
 	case f.Group:

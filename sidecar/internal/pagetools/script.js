@@ -524,7 +524,10 @@
       // (an app that makes the field at the double-click).
       const editable = (p) => (p.edit && (p.labelEl || visible(p.edit))) || (p.labelEl && !p.labelEl.control && actions.length);
       if (parts.filter(editable).length >= need) actions.push({ kind: 'edit', label: '' });
-      if (!actions.length) continue;
+      // One button per item that does not delete (Details, Open) is an
+      // item's way in: a list's open_<item>, not an action of its own.
+      const buttons = actions.filter((a) => a.kind === 'button');
+      if (!actions.length || (actions.length === 1 && buttons.length === 1 && !DELETING.test(buttons[0].label || buttons[0].hint))) continue;
       const labels = [], checked = [];
       for (const p of parts) {
         if (!p.text || labels.includes(p.text)) continue;
@@ -629,14 +632,15 @@
       }
       const legend = localName(box) === 'fieldset' ? qs(box, 'legend') : null;
       const inner = qs(box, HEADINGS);
+      const search = fields.some((f) => f.type === 'search') || !!closest(els[0], '[role=search]') || /search|filter|query/i.test(hintOf(els[0]) + ' ' + fields[0].label + ' ' + fields[0].aria + ' ' + fields[0].ph);
       out.push([{
         id: fid + out.length, group: true, enter, declared: false,
         label: labelledBy(box) || attr(box, 'aria-label'), submit: button ? buttonLabel(button) : '',
         legend: legend ? ownText(legend, cfg.textMax) : '', inner: inner ? clean(textContent(inner), cfg.textMax) : '',
         heading: precedingHeading(headings, box), formName: '', hint: hintOf(els[0]) + ' ' + attr(els[0], 'name'),
-        method: '', crossOrigin: '', files: 0, search: fields.some((f) => f.type === 'search') || !!closest(els[0], '[role=search]'),
+        method: '', crossOrigin: '', files: 0, search,
         score: prominence(box, true), fields,
-      }, { group: true, box, fields: regFields, submit: button, enter }]);
+      }, { group: true, box, fields: regFields, submit: button, enter, search }]);
     }
     return out;
   }
@@ -695,7 +699,9 @@
     // at the Enter as a person's would.
     if (r.enter) { focusEl(fields[0][0].el); selectText(fields[0][0].el); } else for (const [f, v] of fields) fill(f, v);
     await tick();
-    const text = fields.length === 1 && fields[0][0].kind === 'text' && !isCredential(fields[0][0].el) ? String(fields[0][1]).trim() : '';
+    // The text typed should show up on the page (a new todo); a search
+    // shows what matches it, so any change of the page is its effect.
+    const text = !r.search && fields.length === 1 && fields[0][0].kind === 'text' && !isCredential(fields[0][0].el) ? String(fields[0][1]).trim() : '';
     const watch = watchStart();
     const page = bodyText();
     expect(watch, { kind: 'text', text, count: occurrences(page, text), page, url: docURL(document) });
