@@ -59,22 +59,29 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // (goal ≤ 30 ms median), measured as the owner sees it: Engine.Discover,
 // one CDP round trip into the page and back, the Go side included.
 func BenchmarkDiscover(b *testing.B) {
+	benchDiscover(b, "big.html", bigPage(), func(tb *tab, n float64) {
+		if forms := tb.eval(`document.forms.length`).(float64); n < 5000 || forms != 20 {
+			b.Fatalf("the page has %v elements and %v forms", n, forms)
+		}
+	}, func(tools []Tool) bool { return len(tools) == 16 })
+}
+
+// benchDiscover measures Engine.Discover on page, checked once by
+// pageOK (given its element count) and at every round by toolsOK.
+func benchDiscover(b *testing.B, path, page string, pageOK func(*tab, float64), toolsOK func([]Tool) bool) {
 	s := serveSite(b)
 	br := startBrowser(b)
-	tb := br.newTab(b, s.page("big.html", bigPage()), Config{MaxTools: 16})
+	tb := br.newTab(b, s.page(path, page), Config{MaxTools: 16})
 	n := tb.eval(`document.getElementsByTagName('*').length`).(float64)
-	forms := tb.eval(`document.forms.length`).(float64)
-	if n < 5000 || forms != 20 {
-		b.Fatalf("the page has %v elements and %v forms", n, forms)
-	}
+	pageOK(tb, n)
 	ctx := context.Background()
 	var ds []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
 		tools, err := tb.eng.Discover(ctx)
 		ds = append(ds, time.Since(t0))
-		if err != nil || len(tools) != 16 {
-			b.Fatalf("discover: %d tools, %v", len(tools), err)
+		if err != nil || !toolsOK(tools) {
+			b.Fatalf("discover: %v, %v", Names(tools), err)
 		}
 	}
 	b.ReportMetric(ms(median(ds)), "ms-median")
@@ -98,23 +105,14 @@ func bigAppPage() string {
 // BenchmarkDiscoverOutsideForms: discovery on bigAppPage (goal ≤ 30 ms
 // median, as BenchmarkDiscover).
 func BenchmarkDiscoverOutsideForms(b *testing.B) {
-	s := serveSite(b)
-	br := startBrowser(b)
-	tb := br.newTab(b, s.page("bigapp.html", bigAppPage()), Config{MaxTools: 16})
-	n := tb.eval(`document.getElementsByTagName('*').length`).(float64)
-	ctx := context.Background()
-	var ds []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		tools, err := tb.eng.Discover(ctx)
-		ds = append(ds, time.Since(t0))
-		names := strings.Join(Names(tools), " ")
-		if err != nil || !strings.Contains(names, "toggle_todo") || !strings.Contains(names, "go_to_page") || !strings.Contains(names, "add_todo") {
-			b.Fatalf("discover: %s, %v", names, err)
+	benchDiscover(b, "bigapp.html", bigAppPage(), func(tb *tab, n float64) {
+		if n < 5000 {
+			b.Fatalf("the page has %v elements", n)
 		}
-	}
-	b.ReportMetric(ms(median(ds)), "ms-median")
-	b.ReportMetric(n, "elements")
+	}, func(tools []Tool) bool {
+		names := strings.Join(Names(tools), " ")
+		return strings.Contains(names, "toggle_todo") && strings.Contains(names, "go_to_page") && strings.Contains(names, "add_todo")
+	})
 }
 
 // BenchmarkToolListBytes: the bytes of a page's part of tools/list (its

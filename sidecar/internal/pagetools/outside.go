@@ -20,20 +20,13 @@ const (
 	OriginSwitch = "switch" // one of a row of filters, tabs or pages
 )
 
-// rawItems is a list whose items have actions of their own.
+// rawItems is a list whose items have actions of their own: a rawList
+// (where it is, what it is called) and its items' labels and actions.
 type rawItems struct {
-	ID       int         `json:"id"`
-	Tag      string      `json:"tag"`
-	ItemTag  string      `json:"itemTag"`
-	Count    int         `json:"count"`
-	Score    int         `json:"score"`
-	Label    string      `json:"label"`
-	Heading  string      `json:"heading"`
-	Hint     string      `json:"hint"`
-	ItemHint string      `json:"itemHint"`
-	Labels   []string    `json:"labels"`  // the shown items' labels, unique
-	Checked  []bool      `json:"checked"` // whether each label's checkbox is ticked
-	Actions  []rawAction `json:"actions"`
+	rawList
+	Labels  []string    `json:"labels"`  // the shown items' labels, unique
+	Checked []bool      `json:"checked"` // whether each label's checkbox is ticked
+	Actions []rawAction `json:"actions"`
 }
 
 type rawAction struct {
@@ -61,7 +54,7 @@ const itemEnumBytes = 2048
 
 // itemTools are the tools of one list's items, one per action.
 func itemTools(l rawItems, gen int, names *namer) []candidate {
-	noun := listNoun(rawList{Label: l.Label, Heading: l.Heading, Hint: l.Hint, ItemHint: l.ItemHint, Tag: l.Tag, ItemTag: l.ItemTag})
+	noun := listNoun(l.rawList)
 	var out []candidate
 	for i, a := range l.Actions {
 		verb := actionVerb(a)

@@ -142,7 +142,9 @@ func TestPagesAndALookUpOutsideForms(t *testing.T) {
 	b := startBrowser(t)
 	tb := b.newTab(t, s.URL+"/pages.html", Config{})
 	tools := tb.waitTools("look_up", "go_to_page")
-	pages := func() string { return tb.eval(`[...document.querySelectorAll('#pets li')].map((li) => li.textContent).join(',')`).(string) }
+	pages := func() string {
+		return tb.eval(`[...document.querySelectorAll('#pets li')].map((li) => li.textContent).join(',')`).(string)
+	}
 	if e := prop(t, schemaOf(t, tool(t, tools, "go_to_page")), "page")["enum"]; !reflect.DeepEqual(e, []any{"Previous", "1", "2", "3", "Next"}) {
 		t.Fatalf("go_to_page's pages: %v", e)
 	}
