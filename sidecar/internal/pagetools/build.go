@@ -119,6 +119,7 @@ type rawForm struct {
 	// does the work); Hint is its first field's id, class and name.
 	Group bool   `json:"group"`
 	Enter bool   `json:"enter"`
+	Pick  bool   `json:"pick"` // a select on its own: choosing is the action
 	Hint  string `json:"hint"`
 }
 
@@ -410,6 +411,8 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 		own = append(own, "Types the text into a search field of the page and presses Enter, as a person does, and checks that the page changed.")
 	case f.Enter:
 		own = append(own, "Types the text into a field of the page and presses Enter, as a person does, and checks that the text appeared on the page.")
+	case f.Pick:
+		own = append(own, "Chooses an option of a list on the page (it is in no form), as a person does, and checks that the page changed.")
 	case f.Group:
 		own = append(own, "Fills in these fields of the page (they are in no form) and clicks the button that follows them.")
 	case t.Annotations.ReadOnlyHint:
@@ -450,7 +453,7 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 		if !ok {
 			continue
 		}
-		required := fd.Required && (f.Declared || fieldEmpty(fd))
+		required := fd.Required && (f.Declared || fieldEmpty(fd)) || (f.Enter || f.Pick) && len(f.Fields) == 1
 		if !required && !d.optional() {
 			left++
 			continue

@@ -213,9 +213,16 @@ var groupFiller = map[string]bool{
 
 // groupName names fields found outside a form: a lone field whose Enter
 // adds something is add_<noun> (its id "new-todo", its label "New todo"),
-// a search field search_<noun>; a group with a button is named like a
-// form. "" leaves it to formName.
+// a search field search_<noun>, a select on its own choose_<its label>; a
+// group with a button is named like a form. "" leaves it to formName.
 func groupName(f rawForm) string {
+	if f.Pick && len(f.Fields) == 1 {
+		fd := f.Fields[0]
+		if n := snake(firstNonEmpty(fd.Label, fd.Aria, fd.Title), 4, MaxNameLen-7); n != "" {
+			return "choose_" + n
+		}
+		return ""
+	}
 	if !f.Enter || len(f.Fields) != 1 {
 		return ""
 	}

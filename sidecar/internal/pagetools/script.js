@@ -486,6 +486,16 @@
     return p;
   }
 
+  // A container the page drew anew (a framework that renders the whole
+  // list again) is found again by its tag and id, else its class.
+  function live(r) {
+    if (isConnected(r.el)) return true;
+    const tag = localName(r.el), id = elId(r.el), cls = getAttr(r.el, 'class');
+    for (const c of docQSA(document, tag)) {
+      if (id ? elId(c) === id : getAttr(c, 'class') === cls) { r.el = c; return true; }
+    }
+    return false;
+  }
   // The items of container c: its children of the item tag, shown.
   const itemsOf = (r) => Array.from(elChildren(r.el)).filter((k) => localName(k) === r.itemTag && visible(k));
   const SEMANTIC_LIST = new Set(['ul', 'ol', 'tbody']);
@@ -599,6 +609,15 @@
     return body;
   }
 
+  // The first labelled button after field in box (none of taken's).
+  function hasButtonAfter(box, field, taken) {
+    for (const b of qsa(box, ITEM_BUTTONS + ',input[type=submit]')) {
+      if (!(comparePosition(field, b) & FOLLOWING) || closest(b, 'form') || !usable(b) || !visible(b) || taken.some((t) => contains(t, b))) continue;
+      if (buttonLabel(b)) return b;
+    }
+    return null;
+  }
+
   // Fields outside any form, by container, with the button that follows
   // them there; a lone text field with no button is one whose Enter does
   // the work (a new todo).
@@ -612,17 +631,21 @@
       const a = boxes.get(box);
       if (a.length < cfg.maxFields) a.push(el);
     }
-    const out = [];
+    // A container with no button and several fields (a table's search
+    // and its page size): each search field (Enter) and each select (its
+    // change) is a tool of its own.
+    const split = [];
     for (const [box, els] of boxes) {
+      if (els.length < 2 || hasButtonAfter(box, els[els.length - 1], taken)) { split.push([box, els]); continue; }
+      for (const el of els) if (localName(el) === 'select' || (matches(el, TEXT_FIELD) && /search|filter|query/i.test(el.type + ' ' + hintOf(el) + ' ' + fieldLabel(el) + ' ' + attr(el, 'aria-label') + ' ' + attr(el, 'placeholder')))) split.push([box, [el]]);
+    }
+    const out = [];
+    for (const [box, els] of split) {
       if (out.length >= 8) break;
-      const last = els[els.length - 1];
-      let button = null;
-      for (const b of qsa(box, ITEM_BUTTONS + ',input[type=submit]')) {
-        if (!(comparePosition(last, b) & FOLLOWING) || closest(b, 'form') || !usable(b) || !visible(b) || taken.some((t) => contains(t, b))) continue;
-        if (buttonLabel(b)) { button = b; break; }
-      }
+      const button = hasButtonAfter(box, els[els.length - 1], taken);
       const enter = !button && els.length === 1 && matches(els[0], TEXT_FIELD);
-      if (!button && !enter) continue;
+      const pick = !button && els.length === 1 && localName(els[0]) === 'select';
+      if (!button && !enter && !pick) continue;
       const fields = [], regFields = [];
       for (const el of els) {
         const ln = localName(el);
@@ -634,13 +657,13 @@
       const inner = qs(box, HEADINGS);
       const search = fields.some((f) => f.type === 'search') || !!closest(els[0], '[role=search]') || /search|filter|query/i.test(hintOf(els[0]) + ' ' + fields[0].label + ' ' + fields[0].aria + ' ' + fields[0].ph);
       out.push([{
-        id: fid + out.length, group: true, enter, declared: false,
+        id: fid + out.length, group: true, enter, pick, declared: false,
         label: labelledBy(box) || attr(box, 'aria-label'), submit: button ? buttonLabel(button) : '',
         legend: legend ? ownText(legend, cfg.textMax) : '', inner: inner ? clean(textContent(inner), cfg.textMax) : '',
         heading: precedingHeading(headings, box), formName: '', hint: hintOf(els[0]) + ' ' + attr(els[0], 'name'),
         method: '', crossOrigin: '', files: 0, search,
         score: prominence(box, true), fields,
-      }, { group: true, box, fields: regFields, submit: button, enter, search }]);
+      }, { group: true, box, fields: regFields, submit: button, enter, pick, search }]);
     }
     return out;
   }
@@ -692,8 +715,14 @@
     const fields = req.values.map((x) => [r.fields[x.f], x.v, x.f]);
     for (const [f] of fields) if (!f || !isConnected(f.el)) return { error: 'gone' };
     for (const [f, v, i] of fields) { const msg = precheck(f, v); if (msg) return { invalid: [{ f: i, message: msg }] }; }
-    // A field whose Enter does the work gets its value as typed (input
-    // events); its change event is the browser's, at the Enter.
+    if ((r.pick || r.enter) && fields.length !== 1) return { invalid: [{ f: 0, message: 'is required' }] };
+    if (r.pick) {
+      // A select on its own: choosing is the action, the page's change its effect.
+      const watch = watchStart();
+      expect(watch, { kind: 'text', text: '', page: bodyText(), url: docURL(document) });
+      fill(fields[0][0], fields[0][1]);
+      return { ok: true, submitted: true, watch, verify: true };
+    }
     // A field whose Enter does the work is typed into by the keyboard
     // (the engine's, after this answer), so that its change event comes
     // at the Enter as a person's would.
@@ -715,11 +744,11 @@
 
   // The item of a collection labelled label, and its parts, or null.
   function findItem(r, label) {
-    if (!isConnected(r.el)) return null;
+    if (!live(r)) return null;
     for (const item of itemsOf(r)) { const p = itemParts(item); if (p.text === label) return [item, p]; }
     return null;
   }
-  const itemLabels = (r) => (isConnected(r.el) ? itemsOf(r).map((i) => itemParts(i).text).filter(Boolean) : []);
+  const itemLabels = (r) => (live(r) ? itemsOf(r).map((i) => itemParts(i).text).filter(Boolean) : []);
   const countLabel = (r, label) => itemLabels(r).filter((t) => t === label).length;
   const hover = (el) => {
     for (const t of ['mouseover', 'mouseenter', 'mousemove']) dispatch(el, new MouseEvent(t, { bubbles: t !== 'mouseenter', cancelable: true, composed: true }));
@@ -731,7 +760,7 @@
   };
 
   async function callItem(r, req) {
-    if (!isConnected(r.el)) return { error: 'gone' };
+    if (!live(r)) return { error: 'stale' };
     const a = r.actions[req.action];
     const found = a && findItem(r, req.item);
     if (!found) return { missing: itemLabels(r).slice(0, cfg.maxOptions) };
@@ -779,13 +808,13 @@
   function optionOf(r, label) {
     const o = r.opts.find((x) => x.label === label);
     if (o && isConnected(o.el)) return o;
-    if (!isConnected(r.el)) return null;
+    if (!live(r)) return null;
     for (const el of qsa(r.el, SWITCH_ACTIONS)) if (buttonLabel(el) === label) return { el, label };
     return null;
   }
 
   async function callSwitch(r, req) {
-    if (!isConnected(r.el)) return { error: 'gone' };
+    if (!live(r)) return { error: 'stale' };
     const o = optionOf(r, req.option);
     if (!o) return { error: 'gone' };
     if (isCurrent(o.el) || isCurrent(parentElement(o.el))) return { ok: true, submitted: false, already: true };
