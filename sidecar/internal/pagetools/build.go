@@ -473,7 +473,8 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 			name = propertyName(fd)
 		}
 		if f.Enter && len(f.Fields) == 1 {
-			name = "text" // a lone field: what is typed into it
+			name = "text" // a lone field: what is typed into it, its label said
+			ps.Description = pageSays("", joinUnique(" — ", fd.Label, fd.Aria, fieldText(fd)), d.propText())
 		}
 		name = props.unique(name)
 		s.Properties = append(s.Properties, Property{Name: name, Schema: ps})
