@@ -110,8 +110,9 @@ func BenchmarkDiscoverOutsideForms(b *testing.B) {
 			b.Fatalf("the page has %v elements", n)
 		}
 	}, func(tools []Tool) bool {
+		// (16 tools: the page's forms outrank its lone field and pages.)
 		names := strings.Join(Names(tools), " ")
-		return strings.Contains(names, "toggle_todo") && strings.Contains(names, "go_to_page") && strings.Contains(names, "add_todo")
+		return strings.Contains(names, "toggle_todo") && strings.Contains(names, "edit_todo")
 	})
 }
 

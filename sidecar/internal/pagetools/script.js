@@ -468,15 +468,18 @@
   // What an item holds: its checkbox, its buttons by key, its text field
   // (an edit field, often hidden until its label is double-clicked), and
   // its label as a person reads it.
+  // Controls inside a form are its fields, not the item's own (a list of
+  // sections that each hold a form is no list of items with actions).
   function itemParts(item) {
     const p = { check: null, buttons: new Map(), edit: null, labelEl: null, text: '' };
-    for (const el of qsa(item, CHECKBOX)) if (usable(el) && parentShown(el)) { p.check = el; break; }
+    const inForm = (el) => !!closest(el, 'form');
+    for (const el of qsa(item, CHECKBOX)) if (usable(el) && parentShown(el) && !inForm(el)) { p.check = el; break; }
     for (const b of qsa(item, ITEM_BUTTONS)) {
-      if (b === p.check || !usable(b) || !parentShown(b)) continue;
+      if (b === p.check || !usable(b) || !parentShown(b) || inForm(b)) continue;
       const k = controlKey(b);
       if (k && !p.buttons.has(k.key)) p.buttons.set(k.key, { el: b, label: k.label, hint: k.hint });
     }
-    for (const el of qsa(item, TEXT_FIELD)) if (usable(el) && !el.readOnly) { p.edit = el; break; }
+    for (const el of qsa(item, TEXT_FIELD)) if (usable(el) && !el.readOnly && !inForm(el)) { p.edit = el; break; }
     for (const l of qsa(item, 'label')) if (visible(l) && ownText(l, cfg.valueMax)) { p.labelEl = l; break; }
     if (p.labelEl) p.text = ownText(p.labelEl, cfg.valueMax);
     else {
@@ -501,13 +504,33 @@
   const SEMANTIC_LIST = new Set(['ul', 'ol', 'tbody']);
   const NOT_ITEMS = new Set(['script', 'template', 'style', 'noscript']);
 
+  // The containers worth a look: the parents of the items that hold a
+  // checkbox or a button outside any form (found from the controls, which
+  // are few, rather than by testing every element of a large page).
+  function itemContainers(body) {
+    const out = new Set();
+    for (const el of qsa(body, CHECKBOX + ',' + ITEM_BUTTONS)) {
+      if (closest(el, 'form')) continue;
+      let item = closest(el, 'li,tr,[role=listitem],[role=row]');
+      if (!item) {
+        // A repeated block: the nearest ancestor with a sibling of its tag.
+        for (let p = parentElement(el), depth = 0; p && p !== body && depth < 6; p = parentElement(p), depth++) {
+          const up = parentElement(p);
+          if (up && Array.from(elChildren(up)).some((k) => k !== p && localName(k) === localName(p))) { item = p; break; }
+        }
+      }
+      const c = item && parentElement(item);
+      if (c && c !== body && contains(body, c)) out.add(c);
+    }
+    return out;
+  }
+
   // A container whose shown children repeat (one tag) and hold the same
   // actions of their own: a checkbox, a button with the same label or
   // class, an edit field.
   function findItems(body, headings) {
     const found = [];
-    const sel = ':is(ul,ol,tbody,[role=list],[role=rowgroup],' + LIST_CANDIDATES + '):has(' + CHECKBOX + ',' + ITEM_BUTTONS + ')';
-    for (const c of qsa(body, sel)) {
+    for (const c of itemContainers(body)) {
       const tag = localName(c);
       if (tag !== 'tbody' && NOT_LISTS.has(tag)) continue;
       // (Some frameworks keep markers among the items: <script>s.)
@@ -559,12 +582,31 @@
     });
   }
 
+  // Where switches may be: the rows that hold an element marked current,
+  // tab lists, and what is named pagination (a few, found directly rather
+  // than by testing every element of a large page).
+  function switchCandidates(body) {
+    const out = new Set();
+    const MARKED = '[aria-current]:not([aria-current=false]),[aria-selected=true],[aria-pressed=true],.selected,.active,.current,.is-active,.is-selected,.is-current';
+    for (const m of qsa(body, MARKED)) {
+      const kid = closest(m, 'li') || m;
+      const c = parentElement(kid);
+      if (c && c !== body) out.add(c);
+    }
+    for (const c of qsa(body, '[role=tablist]')) out.add(c);
+    for (const c of qsa(body, '[class*=paginat],[class*=pager],[aria-label*=paginat i],[id*=paginat]')) {
+      out.add(c);
+      const inner = qs(c, 'ul,ol');
+      if (inner) out.add(inner);
+    }
+    return out;
+  }
+
   // A row of links or buttons of which one is the current one (filters,
   // tabs), or pages: each child holds one action with a short label.
   function findSwitches(body, headings, taken) {
     const out = [];
-    const sel = 'ul,ol,[role=tablist],:is(div,nav,p,span):has(> a[href] ~ a[href]),:is(div,nav,p,span):has(> button ~ button)';
-    for (const c of qsa(body, sel)) {
+    for (const c of switchCandidates(body)) {
       if (out.length >= cfg.maxLists) break;
       if (closest(c, 'form') || closest(c, '[aria-hidden=true],[inert]') || taken.some((t) => contains(t, c) || contains(c, t))) continue;
       const kids = Array.from(elChildren(c));
