@@ -89,6 +89,8 @@ type rawPage struct {
 	Lists            []rawList       `json:"lists"`
 	Buttons          []rawButton     `json:"buttons"`
 	Imperative       []rawImperative `json:"imperative"`
+	Items            []rawItems      `json:"items"`
+	Switches         []rawSwitch     `json:"switches"`
 	ImperativeStatus string          `json:"imperativeStatus"`
 }
 
@@ -112,6 +114,13 @@ type rawForm struct {
 	Search      bool       `json:"search"`
 	Score       int        `json:"score"`
 	Fields      []rawField `json:"fields"`
+	// Group: fields outside any form, grouped by their container (with
+	// the button that follows them, or Enter: a lone field whose Enter
+	// does the work); Hint is its first field's id, class and name.
+	Group bool   `json:"group"`
+	Enter bool   `json:"enter"`
+	Pick  bool   `json:"pick"` // a select on its own: choosing is the action
+	Hint  string `json:"hint"`
 }
 
 type rawField struct {
@@ -185,6 +194,8 @@ type toolRef struct {
 	submit  bool           // a form to submit (false: WebMCP without toolautosubmit)
 	post    bool           // a form that posts (its values go in the body, not the URL)
 	pageKey string         // an imperative tool's name in the page
+	action  int            // an item tool's action in its list
+	param   string         // a switch tool's parameter
 }
 
 // secrets lists the arguments of write-only (password) properties.
@@ -255,6 +266,15 @@ func build(p rawPage, cfg Config) ([]Tool, map[string]*toolRef) {
 		t, r := listTool(l, p.Gen)
 		t.Name = names.unique("open_" + listNoun(l))
 		add(t, r, 2, l.Score)
+	}
+	for _, l := range p.Items {
+		for _, c := range itemTools(l, p.Gen, names) {
+			add(c.tool, c.ref, c.group, c.score)
+		}
+	}
+	for _, sw := range p.Switches {
+		c := switchTool(sw, p.Gen, names)
+		add(c.tool, c.ref, c.group, c.score)
 	}
 	for _, b := range p.Buttons {
 		base := snake(b.Label, 5, MaxNameLen)
@@ -388,6 +408,14 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 		own = append(own, "Declared by the page (WebMCP).")
 	case f.Declared:
 		own = append(own, "Declared by the page (WebMCP); fills the form in, and a person submits it.")
+	case f.Enter && f.Search:
+		own = append(own, "Types the text into a search field of the page and presses Enter, as a person does, and checks that the page changed.")
+	case f.Enter:
+		own = append(own, "Types the text into a field of the page and presses Enter, as a person does, and checks that the text appeared on the page.")
+	case f.Pick:
+		own = append(own, "Chooses an option of a list on the page (it is in no form), as a person does, and checks that the page changed.")
+	case f.Group:
+		own = append(own, "Fills in these fields of the page (they are in no form) and clicks the button that follows them.")
 	case t.Annotations.ReadOnlyHint:
 		own = append(own, "Fills in and submits this form of the page (it only navigates, e.g. to results).")
 	default:
@@ -426,7 +454,7 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 		if !ok {
 			continue
 		}
-		required := fd.Required && (f.Declared || fieldEmpty(fd))
+		required := fd.Required && (f.Declared || fieldEmpty(fd)) || (f.Enter || f.Pick) && len(f.Fields) == 1
 		if !required && !d.optional() {
 			left++
 			continue
@@ -444,6 +472,10 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 			}
 		} else {
 			name = propertyName(fd)
+		}
+		if f.Enter && len(f.Fields) == 1 {
+			name = "text" // a lone field: what is typed into it, its label said
+			ps.Description = pageSays("", joinUnique(" — ", fd.Label, fd.Aria, fieldText(fd)), d.propText())
 		}
 		name = props.unique(name)
 		s.Properties = append(s.Properties, Property{Name: name, Schema: ps})
@@ -485,9 +517,11 @@ func formAnnotations(f rawForm) Annotations {
 	words := snake(joinUnique(" ", f.ToolName, formName(f), f.Label, f.Submit), 0, 400)
 	method := strings.ToLower(f.Method)
 	readOnly := method != "post" && method != "dialog" && f.Files == 0 && !formHasCredential(f) && !changesState.MatchString(words)
+	// A lone field whose Enter adds something only adds (MCP: additive).
+	additive := f.Enter && strings.HasPrefix(groupName(f), "add_")
 	return Annotations{
 		ReadOnlyHint:    readOnly,
-		DestructiveHint: !readOnly && !harmless.MatchString(words) && !harmless.MatchString(snake(f.Submit, 0, 200)),
+		DestructiveHint: !readOnly && !additive && !harmless.MatchString(words) && !harmless.MatchString(snake(f.Submit, 0, 200)),
 		OpenWorldHint:   true,
 	}
 }

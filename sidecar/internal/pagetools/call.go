@@ -141,6 +141,19 @@ type jsCall struct {
 		F     int    `json:"f"`
 		Holds string `json:"holds"`
 	} `json:"untaken"`
+	// Outside forms (outside.go): no item of that label (the labels
+	// now); no edit field showed; the switch's option was already the
+	// current one; type Type and press Enter (PressEnter) now; ask verify
+	// after the page settles.
+	Missing *[]string `json:"missing"`
+	Already bool      `json:"already"`
+	PressEnter bool   `json:"pressEnter"`
+	Type    string    `json:"type"` // text to type into the focused field first
+	Click   *struct { // click there (a person's click), the page's CSS pixels
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	} `json:"click"`
+	Verify bool `json:"verify"`
 }
 
 // Call is CallOn for whatever document the tab shows.
@@ -370,6 +383,22 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 		return nil, retry, rerr
 	}
 	res := &Result{Tool: ref.name, Output: cleanBlock(jr.Output, 4*e.cfg.TextLimit)}
+
+	if jr.Already {
+		e.describe(res)
+		res.Submitted, res.Note = true, fmt.Sprintf("%s is already the current one; nothing was clicked.", quotePage(fmt.Sprint(args[ref.param]), 60))
+		return res, false, nil
+	}
+	if jr.Click != nil {
+		if err := e.click(ctx, jr.Click.X, jr.Click.Y); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", ref.name, err)
+		}
+	}
+	if jr.Type != "" || jr.PressEnter {
+		if err := e.typeAndEnter(ctx, jr.Type, jr.PressEnter); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", ref.name, err)
+		}
+	}
 	if err == nil && !jr.Submitted {
 		e.describe(res)
 		res.Note = "The page declares this form for a person to submit (no toolautosubmit): it is filled in, waiting for them."
@@ -383,7 +412,7 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 			return nil, false, fmt.Errorf("%s: press Enter in the form's field: %w", ref.name, kerr)
 		}
 	}
-	res, err = e.finish(ctx, doc, ref, res, jr, before, len(args) > 0)
+	res, err = e.finish(ctx, doc, ref, res, jr, before, args)
 	return res, false, err
 }
 
@@ -397,6 +426,10 @@ func request(ref *toolRef, args map[string]any, allowCrossOrigin bool) map[strin
 		req["kind"], req["index"] = "list", int(args["index"].(float64))
 	case OriginButton:
 		req["kind"] = "button"
+	case OriginItem:
+		req["kind"], req["action"], req["item"], req["text"] = "item", ref.action, args["item"], args["text"]
+	case OriginSwitch:
+		req["kind"], req["option"] = "switch", args[ref.param]
 	case OriginImperative:
 		b, _ := json.Marshal(args)
 		req = map[string]any{"kind": "imperative", "name": ref.pageKey, "args": string(b)}
@@ -434,13 +467,21 @@ func (e *Engine) pressEnter(ctx context.Context) error {
 
 // finish waits for the page to settle after a submit, click or Enter, and
 // answers what was seen: an *Error of kind ErrNoEffect when nothing was.
-func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters, given bool) (*Result, error) {
+func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters, args map[string]any) (*Result, error) {
+	given := len(args) > 0
 	res.Submitted = true
 	s := e.settle(ctx, doc.ctxID, jr.Watch, before)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	res.Navigated, res.Note = s.navigated, s.note
+	if jr.Verify && !s.navigated {
+		seen, verr := e.seen(ctx, doc.ctxID, ref, args, jr.Watch)
+		if verr != nil {
+			return nil, verr
+		}
+		res.Note = strings.TrimSpace(seen + " " + res.Note)
+	}
 	e.mu.Lock()
 	popup := e.popups != before.popups
 	if popup && !s.navigated {
@@ -534,6 +575,8 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		names := Names(e.doc.tools)
 		e.mu.Unlock()
 		return false, &Error{Kind: ErrNavigatedAway, Msg: fmt.Sprintf("page tool %q is gone: the part of the page it works on was removed", ref.name), Tools: names}
+	case jr.Error == "noedit":
+		return false, &Error{Kind: ErrNoEffect, Msg: fmt.Sprintf("%s: double-clicking the item showed no field to type in; nothing was changed", ref.name)}
 	case jr.Error != "":
 		return false, fmt.Errorf("%s: %s", ref.name, cleanText(jr.Error, 200))
 	case len(jr.Invalid) > 0:
@@ -559,6 +602,8 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		to := cleanText(jr.CrossOrigin, 200)
 		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
 			ref.name, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
+	case jr.Missing != nil:
+		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"item\": no item of the list reads so now; nothing was done. Its items now: %s", ref.name, pageLabel(strings.Join(*jr.Missing, "; "), 400))}
 	case jr.Range != nil && *jr.Range == 0:
 		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument \"index\" is out of range: the list is empty now", ref.name)}
 	case jr.Range != nil:

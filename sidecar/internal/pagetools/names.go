@@ -145,6 +145,9 @@ var leadingFiller = map[string]bool{
 // verb: "Search" under "Flights" is search_flights), else a heading, else
 // the form's name or id.
 func formName(f rawForm) string {
+	if n := groupName(f); n != "" {
+		return n
+	}
 	heading := firstNonEmpty(whole(f.Legend, 7), whole(f.Inner, 7), whole(f.Heading, 7))
 	if n := snake(f.Label, 6, MaxNameLen); n != "" {
 		return n

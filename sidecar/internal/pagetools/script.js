@@ -38,6 +38,8 @@
   const docElement = getter(D, 'documentElement');
   const docTitle = getter(D, 'title');
   const docURL = getter(D, 'URL');
+  const activeEl = getter(D, 'activeElement');
+  const elementFromPoint = method(D, 'elementFromPoint');
   const readyState = getter(D, 'readyState');
   const qsa = method(El, 'querySelectorAll');
   const qs = method(El, 'querySelector');
@@ -69,6 +71,7 @@
   const blurEl = method(H, 'blur');
   const nextSibling = getter(El, 'nextElementSibling');
   const prevSibling = getter(El, 'previousElementSibling');
+  const selectText = method(HTMLInputElement.prototype, 'select');
   const dispatch = method(EventTarget.prototype, 'dispatchEvent');
   const listen = method(EventTarget.prototype, 'addEventListener');
   const formElements = getter(F, 'elements');
@@ -526,6 +529,491 @@
     return total <= cfg.maxButtons ? [out, reg] : [[], []];
   }
 
+  // ---- Outside forms: repeated items with actions of their own (a todo's
+  // checkbox, its delete button, its label to double-click and edit),
+  // switches (filters, tabs, pagination) and fields grouped by their
+  // container (a lone field whose Enter does the work). Each call of these
+  // says what it expects to see, and verify() tells whether it did.
+
+  const TEXT_FIELD = 'input:not([type]),input[type=text],input[type=search],input[type=email],input[type=url],input[type=tel]';
+  const GROUP_FIELDS = TEXT_FIELD + ',input[type=number],input[type=date],input[type=password],select,textarea';
+  const CHECKBOX = 'input[type=checkbox],[role=checkbox],[role=switch]';
+  const ITEM_BUTTONS = 'button,[role=button],input[type=button]';
+  const CHROME = 'nav,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert]';
+  const SECTIONING = 'article,aside,main,nav,section,[role=main],[role=region],[role=article],[role=dialog],dialog';
+  const GROUPING = '[role=form],[role=search],fieldset,dialog,[role=dialog],section,article,header,footer,main,aside,[role=region],[role=group]';
+  const CURRENT = /(^|[\s_-])(selected|active|current|is-active|is-selected|is-current)($|[\s_-])/i;
+  // (A link without href that a script handles reads as one to a person.)
+  const SWITCH_ACTIONS = ACTIONS + ',a';
+  const PAGING = /paginat|pager|paging|page-numbers/i;
+  const DELETING = /^(delete|remove|destroy|trash|discard|×|✕|✖|x|🗑)$/i;
+  const GENERIC_CLASS = /^(btn|button|icon|fa|fas|far|sm|lg|xs|small|large|primary|secondary|default|link|outline|ghost|pull|right|left|float|js|ui|item|action|actions|control|\w)$/i;
+
+  // Page chrome: navigation, menus, and a header or footer of the page
+  // itself (one inside a section or an article is part of that content).
+  function inChrome(el) {
+    if (closest(el, CHROME)) return true;
+    const hf = closest(el, 'header,footer');
+    const up = hf && parentElement(hf);
+    return !!hf && !(up && closest(up, SECTIONING));
+  }
+  const usable = (el) => !el.disabled && !hasAttr(el, 'disabled') && getAttr(el, 'aria-disabled') !== 'true' && !hasAttr(el, 'hidden');
+  // A per-item control may show only while its item is hovered (a todo's
+  // delete button): its parent is what must be visible.
+  const parentShown = (el) => { const p = parentElement(el); return !!p && visible(p); };
+  const isCurrent = (el) => {
+    const ac = getAttr(el, 'aria-current');
+    return (ac !== null && ac !== 'false') || getAttr(el, 'aria-selected') === 'true' || getAttr(el, 'aria-pressed') === 'true' || CURRENT.test(getAttr(el, 'class') || '');
+  };
+  const hintOf = (el) => clean((elId(el) || '') + ' ' + (getAttr(el, 'class') || ''), cfg.textMax);
+
+  // A button's key among its item's: its label, else its class words.
+  function controlKey(b) {
+    const l = buttonLabel(b);
+    if (l) return { key: 'l:' + l, label: l, hint: '' };
+    const words = String(getAttr(b, 'class') || '').split(/[\s_-]+/).filter((w) => /^[a-z]+$/i.test(w) && !GENERIC_CLASS.test(w));
+    return words.length ? { key: 'c:' + words.join(' '), label: '', hint: words.join(' ') } : null;
+  }
+
+  // What an item holds: its checkbox, its buttons by key, its text field
+  // (an edit field, often hidden until its label is double-clicked), and
+  // its label as a person reads it.
+  // Controls inside a form are its fields, not the item's own (a list of
+  // sections that each hold a form is no list of items with actions).
+  function itemParts(item) {
+    const p = { check: null, buttons: new Map(), edit: null, labelEl: null, text: '' };
+    const inForm = (el) => !!closest(el, 'form');
+    for (const el of qsa(item, CHECKBOX)) if (usable(el) && parentShown(el) && !inForm(el)) { p.check = el; break; }
+    for (const b of qsa(item, ITEM_BUTTONS)) {
+      if (b === p.check || !usable(b) || !parentShown(b) || inForm(b)) continue;
+      const k = controlKey(b);
+      if (k && !p.buttons.has(k.key)) p.buttons.set(k.key, { el: b, label: k.label, hint: k.hint });
+    }
+    for (const el of qsa(item, TEXT_FIELD)) if (usable(el) && !el.readOnly && !inForm(el)) { p.edit = el; break; }
+    for (const l of qsa(item, 'label')) if (visible(l) && ownText(l, cfg.valueMax)) { p.labelEl = l; break; }
+    if (p.labelEl) p.text = ownText(p.labelEl, cfg.valueMax);
+    else {
+      const a = qs(item, 'a[href]');
+      p.text = (a && visible(a) ? clean(textContent(a), cfg.valueMax) : '') || ownText(item, cfg.valueMax);
+    }
+    return p;
+  }
+
+  // A container the page drew anew (a framework that renders the whole
+  // list again) is found again by its tag and id, else its class.
+  function live(r) {
+    if (isConnected(r.el)) return true;
+    const tag = localName(r.el), id = elId(r.el), cls = getAttr(r.el, 'class');
+    for (const c of docQSA(document, tag)) {
+      if (id ? elId(c) === id : getAttr(c, 'class') === cls) { r.el = c; return true; }
+    }
+    return false;
+  }
+  // The items of container c: its children of the item tag, shown.
+  const itemsOf = (r) => Array.from(elChildren(r.el)).filter((k) => localName(k) === r.itemTag && visible(k));
+  const SEMANTIC_LIST = new Set(['ul', 'ol', 'tbody']);
+  const NOT_ITEMS = new Set(['script', 'template', 'style', 'noscript']);
+
+  // The containers worth a look: the parents of the items that hold a
+  // checkbox or a button outside any form (found from the controls, which
+  // are few, rather than by testing every element of a large page).
+  function itemContainers(body) {
+    const out = new Set();
+    for (const el of qsa(body, CHECKBOX + ',' + ITEM_BUTTONS)) {
+      if (closest(el, 'form')) continue;
+      let item = closest(el, 'li,tr,[role=listitem],[role=row]');
+      if (!item) {
+        // A repeated block: the nearest ancestor with a sibling of its tag.
+        for (let p = parentElement(el), depth = 0; p && p !== body && depth < 6; p = parentElement(p), depth++) {
+          const up = parentElement(p);
+          if (up && Array.from(elChildren(up)).some((k) => k !== p && localName(k) === localName(p))) { item = p; break; }
+        }
+      }
+      const c = item && parentElement(item);
+      if (c && c !== body && contains(body, c)) out.add(c);
+    }
+    return out;
+  }
+
+  // A container whose shown children repeat (one tag) and hold the same
+  // actions of their own: a checkbox, a button with the same label or
+  // class, an edit field.
+  function findItems(body, headings) {
+    const found = [];
+    for (const c of itemContainers(body)) {
+      const tag = localName(c);
+      if (tag !== 'tbody' && NOT_LISTS.has(tag)) continue;
+      // (Some frameworks keep markers among the items: <script>s.)
+      const kids = Array.from(elChildren(c)).filter((k) => !NOT_ITEMS.has(localName(k)));
+      const tags = new Map();
+      for (const k of kids) { const t = localName(k); tags.set(t, (tags.get(t) || 0) + 1); }
+      let itemTag = '', tn = 0;
+      for (const [t, m] of tags) if (m > tn) { itemTag = t; tn = m; }
+      const semantic = SEMANTIC_LIST.has(tag) || getAttr(c, 'role') === 'list' || getAttr(c, 'role') === 'rowgroup';
+      if (tn < (semantic ? 1 : 2) || tn < kids.length * 0.6 || itemTag === 'button' || itemTag === 'input') continue;
+      if (inChrome(c) || closest(c, 'form') || !visible(c)) continue;
+      const r = { el: c, itemTag };
+      const items = itemsOf(r);
+      if (!items.length) continue;
+      const parts = items.map(itemParts);
+      const need = Math.ceil(items.length * 0.8);
+      const actions = [];
+      if (parts.filter((p) => p.check).length >= need) actions.push({ kind: 'toggle', label: '' });
+      const keys = new Map();
+      for (const p of parts) for (const [k, b] of p.buttons) { const e = keys.get(k) || { n: 0, b }; e.n++; keys.set(k, e); }
+      for (const [k, e] of keys) if (e.n >= need && actions.length < 6) actions.push({ kind: 'button', key: k, label: e.b.label, hint: e.b.hint });
+      // Editable: an edit field (shown, or hidden until its label is
+      // double-clicked), or a label of no control beside other actions
+      // (an app that makes the field at the double-click).
+      const editable = (p) => (p.edit && (p.labelEl || visible(p.edit))) || (p.labelEl && !p.labelEl.control && actions.length);
+      if (parts.filter(editable).length >= need) actions.push({ kind: 'edit', label: '' });
+      // One button per item that does not delete (Details, Open) is an
+      // item's way in: a list's open_<item>, not an action of its own.
+      const buttons = actions.filter((a) => a.kind === 'button');
+      if (!actions.length || (actions.length === 1 && buttons.length === 1 && !DELETING.test(buttons[0].label || buttons[0].hint))) continue;
+      const labels = [], checked = [];
+      for (const p of parts) {
+        if (!p.text || labels.includes(p.text)) continue;
+        if (labels.length < cfg.maxOptions) { labels.push(p.text); checked.push(!!(p.check && (p.check.checked || getAttr(p.check, 'aria-checked') === 'true'))); }
+      }
+      if (!labels.length) continue;
+      found.push({ r, items, labels, checked, actions, score: prominence(c, true) + Math.min(8, items.length) });
+    }
+    // The innermost: an item's own actions belong to the nearest repeat.
+    const kept = found.filter((f) => !found.some((o) => o !== f && contains(f.r.el, o.r.el)));
+    return kept.slice(0, cfg.maxLists).map((f, id) => {
+      f.r.actions = f.actions;
+      return [{
+        id, tag: localName(f.r.el), itemTag: f.r.itemTag, count: f.items.length, score: f.score,
+        label: attr(f.r.el, 'aria-label') || labelledBy(f.r.el), heading: precedingHeading(headings, f.r.el),
+        hint: hintOf(f.r.el), itemHint: clean(getAttr(f.items[0], 'class'), cfg.textMax),
+        labels: f.labels, checked: f.checked, actions: f.actions.map((a) => ({ kind: a.kind, label: a.label || '', hint: a.hint || '' })),
+      }, f.r];
+    });
+  }
+
+  // Where switches may be: the rows that hold an element marked current,
+  // tab lists, and what is named pagination (a few, found directly rather
+  // than by testing every element of a large page).
+  function switchCandidates(body) {
+    const out = new Set();
+    const MARKED = '[aria-current]:not([aria-current=false]),[aria-selected=true],[aria-pressed=true],.selected,.active,.current,.is-active,.is-selected,.is-current';
+    for (const m of qsa(body, MARKED)) {
+      const kid = closest(m, 'li') || m;
+      const c = parentElement(kid);
+      if (c && c !== body) out.add(c);
+    }
+    for (const c of qsa(body, '[role=tablist]')) out.add(c);
+    for (const c of qsa(body, '[class*=paginat],[class*=pager],[aria-label*=paginat i],[id*=paginat]')) {
+      out.add(c);
+      const inner = qs(c, 'ul,ol');
+      if (inner) out.add(inner);
+    }
+    return out;
+  }
+
+  // A row of links or buttons of which one is the current one (filters,
+  // tabs), or pages: each child holds one action with a short label.
+  function findSwitches(body, headings, taken) {
+    const out = [];
+    for (const c of switchCandidates(body)) {
+      if (out.length >= cfg.maxLists) break;
+      if (closest(c, 'form') || closest(c, '[aria-hidden=true],[inert]') || taken.some((t) => contains(t, c) || contains(c, t))) continue;
+      const kids = Array.from(elChildren(c));
+      if (kids.length < 2 || kids.length > cfg.maxOptions) continue;
+      const opts = [];
+      let bad = false, current = -1;
+      for (const k of kids) {
+        const a = matches(k, SWITCH_ACTIONS) ? k : null;
+        const inner = a ? [a] : Array.from(qsa(k, SWITCH_ACTIONS));
+        if (inner.length > 1) { bad = true; break; }
+        if (!inner.length) { if (isCurrent(k)) current = -2; continue; }
+        const el = inner[0];
+        if (!visible(el) || !usable(el)) continue;
+        const label = buttonLabel(el);
+        if (!label || label.length > 30 || opts.some((o) => o.label === label)) { bad = true; break; }
+        if (isCurrent(k) || isCurrent(el)) current = opts.length;
+        opts.push({ el, label });
+      }
+      if (bad || opts.length < 2) continue;
+      const words = hintOf(c) + ' ' + attr(c, 'aria-label') + ' ' + hintOf(parentElement(c) || c);
+      const numbers = opts.filter((o) => /^\d+$/.test(o.label)).length;
+      const paging = PAGING.test(words) || (numbers >= 2 && numbers >= opts.length * 0.5);
+      const tabs = getAttr(c, 'role') === 'tablist';
+      if (!paging && !tabs && (current === -1 || inChrome(c))) continue;
+      if (!visible(c)) continue;
+      out.push([{
+        id: out.length, kind: paging ? 'page' : tabs ? 'tab' : 'choice', options: opts.map((o) => o.label),
+        current: current >= 0 ? opts[current].label : '', label: attr(c, 'aria-label') || labelledBy(c),
+        heading: precedingHeading(headings, c), hint: hintOf(c), score: prominence(c, true),
+      }, { el: c, opts }]);
+    }
+    return out;
+  }
+
+  // The container a field outside any form belongs to: the nearest
+  // grouping element (a role=form, a fieldset, a section, a header…), or
+  // one that holds a heading.
+  function groupBox(el, body) {
+    for (let p = parentElement(el); p && p !== body; p = parentElement(p)) {
+      if (matches(p, GROUPING) || qs(p, HEADINGS)) return p;
+    }
+    return body;
+  }
+
+  // The first labelled button after field in box (none of taken's).
+  function hasButtonAfter(box, field, taken) {
+    for (const b of qsa(box, ITEM_BUTTONS + ',input[type=submit]')) {
+      if (!(comparePosition(field, b) & FOLLOWING) || closest(b, 'form') || !usable(b) || !visible(b) || taken.some((t) => contains(t, b))) continue;
+      if (buttonLabel(b)) return b;
+    }
+    return null;
+  }
+
+  // Fields outside any form, by container, with the button that follows
+  // them there; a lone text field with no button is one whose Enter does
+  // the work (a new todo).
+  function findGroups(body, headings, taken, fid) {
+    const boxes = new Map();
+    for (const el of qsa(body, GROUP_FIELDS)) {
+      if (el.form || closest(el, 'form') || !usable(el) || el.readOnly || !visible(el)) continue;
+      if (closest(el, CHROME) && !closest(el, '[role=search]') || taken.some((t) => contains(t, el))) continue;
+      const box = groupBox(el, body);
+      if (!boxes.has(box)) boxes.set(box, []);
+      const a = boxes.get(box);
+      if (a.length < cfg.maxFields) a.push(el);
+    }
+    // A container with no button and several fields (a table's search
+    // and its page size): each search field (Enter) and each select (its
+    // change) is a tool of its own.
+    const split = [];
+    for (const [box, els] of boxes) {
+      if (els.length < 2 || hasButtonAfter(box, els[els.length - 1], taken)) { split.push([box, els]); continue; }
+      for (const el of els) if (localName(el) === 'select' || (matches(el, TEXT_FIELD) && /search|filter|query/i.test(el.type + ' ' + hintOf(el) + ' ' + fieldLabel(el) + ' ' + attr(el, 'aria-label') + ' ' + attr(el, 'placeholder')))) split.push([box, [el]]);
+    }
+    const out = [];
+    for (const [box, els] of split) {
+      if (out.length >= 8) break;
+      const button = hasButtonAfter(box, els[els.length - 1], taken);
+      const enter = !button && els.length === 1 && matches(els[0], TEXT_FIELD);
+      const pick = !button && els.length === 1 && localName(els[0]) === 'select';
+      if (!button && !enter && !pick) continue;
+      const fields = [], regFields = [];
+      for (const el of els) {
+        const ln = localName(el);
+        fields.push(describeField(el, ln === 'select' ? 'select' : 'input'));
+        if (ln === 'select') { const d = fields[fields.length - 1]; [d.options, d.optionCount] = options(el); d.value = ''; }
+        regFields.push({ kind: ln === 'select' ? 'select' : 'text', el, setter: ln === 'textarea' ? setters.textarea : ln === 'select' ? setters.select : setters.input });
+      }
+      const legend = localName(box) === 'fieldset' ? qs(box, 'legend') : null;
+      const inner = qs(box, HEADINGS);
+      const search = fields.some((f) => f.type === 'search') || !!closest(els[0], '[role=search]') || /search|filter|query/i.test(hintOf(els[0]) + ' ' + fields[0].label + ' ' + fields[0].aria + ' ' + fields[0].ph);
+      out.push([{
+        id: fid + out.length, group: true, enter, pick, declared: false,
+        label: labelledBy(box) || attr(box, 'aria-label'), submit: button ? buttonLabel(button) : '',
+        legend: legend ? ownText(legend, cfg.textMax) : '', inner: inner ? clean(textContent(inner), cfg.textMax) : '',
+        heading: precedingHeading(headings, box), formName: '', hint: hintOf(els[0]) + ' ' + attr(els[0], 'name'),
+        method: '', crossOrigin: '', files: 0, search,
+        score: prominence(box, true), fields,
+      }, { group: true, box, fields: regFields, submit: button, enter, pick, search }]);
+    }
+    return out;
+  }
+
+  // Items, switches and field groups outside forms, into page and reg.
+  // Answers the elements they take (so no standalone button repeats one)
+  // and whether a found list is one of them: a list whose items' first
+  // button is a per-item action (a todo's delete) is offered as those
+  // actions, not as "open"; a list of links stays.
+  function findOutside(body, headings, page, reg) {
+    const items = findItems(body, headings);
+    page.items = items.map((x) => x[0]);
+    reg.items = items.map((x) => x[1]);
+    const switches = findSwitches(body, headings, reg.items.map((r) => r.el));
+    page.switches = switches.map((x) => x[0]);
+    reg.switches = switches.map((x) => x[1]);
+    const taken = reg.items.concat(reg.switches).map((r) => ({ el: r.el }));
+    for (const [d, r] of findGroups(body, headings, taken.map((t) => t.el), reg.forms.length)) {
+      page.forms.push(d);
+      reg.forms.push(r);
+      if (r.submit) taken.push({ el: r.submit });
+    }
+    const claims = (el) => reg.switches.some((r) => r.el === el) || reg.items.some((r) => r.el === el && !qs(el, 'a[href]'));
+    return { taken, claims };
+  }
+
+  // Where a person would click el: its centre, when el (or what is inside
+  // it) is what is there; else null (the engine then clicks it by script).
+  function aim(el) {
+    let r = rectOf(el);
+    if (r.width <= 0 || r.height <= 0) return null;
+    if (r.bottom < 0 || r.top > window.innerHeight || r.right < 0 || r.left > window.innerWidth) {
+      method(El, 'scrollIntoView')(el, { block: 'center', inline: 'nearest' });
+      r = rectOf(el);
+    }
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const hit = elementFromPoint(document, x, y);
+    return hit && (hit === el || contains(el, hit)) ? { x, y } : null;
+  }
+
+  // What a call expects to see, by its watch, for verify().
+  const expects = new Map();
+  const bodyText = () => { const b = docBody(document); return b ? innerTextOf(b) : ''; };
+  const occurrences = (hay, s) => { if (!s) return 0; let n = 0; for (let i = hay.indexOf(s); i >= 0; i = hay.indexOf(s, i + s.length)) n++; return n; };
+  const expect = (watch, e) => { expects.set(watch, e); setTimeout(() => expects.delete(watch), 120000); };
+
+  async function callGroup(r, req) {
+    if (!isConnected(r.box)) return { error: 'gone' };
+    const fields = req.values.map((x) => [r.fields[x.f], x.v, x.f]);
+    for (const [f] of fields) if (!f || !isConnected(f.el)) return { error: 'gone' };
+    for (const [f, v, i] of fields) { const msg = precheck(f, v); if (msg) return { invalid: [{ f: i, message: msg }] }; }
+    if ((r.pick || r.enter) && fields.length !== 1) return { invalid: [{ f: 0, message: 'is required' }] };
+    if (r.pick) {
+      // A select on its own: choosing is the action, the page's change its effect.
+      const watch = watchStart();
+      expect(watch, { kind: 'text', text: '', page: bodyText(), url: docURL(document) });
+      fill(fields[0][0], fields[0][1]);
+      return { ok: true, submitted: true, watch, verify: true };
+    }
+    // A field whose Enter does the work is typed into by the keyboard
+    // (the engine's, after this answer), so that its change event comes
+    // at the Enter as a person's would.
+    if (r.enter) { focusEl(fields[0][0].el); selectText(fields[0][0].el); } else for (const [f, v] of fields) fill(f, v);
+    await tick();
+    // The text typed should show up on the page (a new todo); a search
+    // shows what matches it, so any change of the page is its effect.
+    const text = !r.search && fields.length === 1 && fields[0][0].kind === 'text' && !isCredential(fields[0][0].el) ? String(fields[0][1]).trim() : '';
+    const watch = watchStart();
+    const page = bodyText();
+    expect(watch, { kind: 'text', text, count: occurrences(page, text), page, url: docURL(document) });
+    if (!r.enter) {
+      if (!r.submit || !isConnected(r.submit) || r.submit.disabled) return { error: 'gone' };
+      clickEl(r.submit);
+      return { ok: true, submitted: true, watch, verify: true };
+    }
+    return { ok: true, submitted: true, watch, type: String(fields[0][1]), pressEnter: true, verify: true };
+  }
+
+  // The item of a collection labelled label, and its parts, or null.
+  function findItem(r, label) {
+    if (!live(r)) return null;
+    for (const item of itemsOf(r)) { const p = itemParts(item); if (p.text === label) return [item, p]; }
+    return null;
+  }
+  const itemLabels = (r) => (live(r) ? itemsOf(r).map((i) => itemParts(i).text).filter(Boolean) : []);
+  const countLabel = (r, label) => itemLabels(r).filter((t) => t === label).length;
+  const hover = (el) => {
+    for (const t of ['mouseover', 'mouseenter', 'mousemove']) dispatch(el, new MouseEvent(t, { bubbles: t !== 'mouseenter', cancelable: true, composed: true }));
+  };
+  const stateOf = (item, p) => clean(getAttr(item, 'class'), 200) + '|' + (p.check ? p.check.checked + getAttr(p.check, 'aria-checked') : '') + '|' + clean(textContent(item), 500);
+  const waitFor = async (pred, ms) => {
+    const end = performance.now() + ms;
+    for (;;) { const v = pred(); if (v || performance.now() > end) return v; await new Promise((res) => setTimeout(res, 20)); }
+  };
+
+  async function callItem(r, req) {
+    if (!live(r)) return { error: 'stale' };
+    const a = r.actions[req.action];
+    const found = a && findItem(r, req.item);
+    if (!found) return { missing: itemLabels(r).slice(0, cfg.maxOptions) };
+    const [item, p] = found;
+    const count = countLabel(r, req.item);
+    if (a.kind === 'toggle') {
+      if (!p.check) return { error: 'gone' };
+      const was = !!(p.check.checked || getAttr(p.check, 'aria-checked') === 'true');
+      const watch = watchStart();
+      expect(watch, { kind: 'toggle', r, label: req.item, was });
+      const at = aim(p.check);
+      if (!at) { focusEl(p.check); clickEl(p.check); }
+      return { ok: true, submitted: true, watch, verify: true, click: at };
+    }
+    if (a.kind === 'button') {
+      const b = p.buttons.get(a.key);
+      if (!b) return { error: 'gone' };
+      const watch = watchStart();
+      expect(watch, { kind: DELETING.test(a.label || a.hint) ? 'gone' : 'changed', r, label: req.item, count, state: stateOf(item, p) });
+      hover(item);
+      clickEl(b.el);
+      return { ok: true, submitted: true, watch, verify: true };
+    }
+    // Edit: double-click the label when the field is hidden, then type.
+    if (p.labelEl && !(p.edit && visible(p.edit))) {
+      hover(item);
+      dispatch(p.labelEl, new MouseEvent('dblclick', { bubbles: true, cancelable: true, composed: true, detail: 2 }));
+    }
+    const field = await waitFor(() => {
+      const f = activeEl(document);
+      if (f && matches(f, TEXT_FIELD) && contains(r.el, f)) return f;
+      for (const el of qsa(r.el, TEXT_FIELD)) if (visible(el) && usable(el) && (contains(item, el) || !isConnected(item))) return el;
+      return null;
+    }, 1000);
+    if (!field) return { error: 'noedit' };
+    focusEl(field);
+    selectText(field);
+    const watch = watchStart();
+    expect(watch, { kind: 'renamed', r, label: req.item, text: String(req.text).trim(), count });
+    return { ok: true, submitted: true, watch, type: String(req.text), pressEnter: true, verify: true };
+  }
+
+  // A switch's option by its label (found again when the page rendered
+  // the switch anew).
+  function optionOf(r, label) {
+    const o = r.opts.find((x) => x.label === label);
+    if (o && isConnected(o.el)) return o;
+    if (!live(r)) return null;
+    for (const el of qsa(r.el, SWITCH_ACTIONS)) if (buttonLabel(el) === label) return { el, label };
+    return null;
+  }
+
+  async function callSwitch(r, req) {
+    if (!live(r)) return { error: 'stale' };
+    const o = optionOf(r, req.option);
+    if (!o) return { error: 'gone' };
+    if (isCurrent(o.el) || isCurrent(parentElement(o.el))) return { ok: true, submitted: false, already: true };
+    const watch = watchStart();
+    expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document) });
+    const at = aim(o.el);
+    if (!at) clickEl(o.el);
+    return { ok: true, submitted: true, watch, verify: true, click: at };
+  }
+
+  // Whether what the call expected is on the page now: { seen, what }.
+  function verify(watch) {
+    const e = expects.get(watch);
+    expects.delete(watch);
+    if (!e) return { seen: false, what: 'unknown' };
+    switch (e.kind) {
+      case 'text': {
+        const page = bodyText();
+        if (e.text) return occurrences(page, e.text) > e.count ? { seen: true, what: 'shown' } : { seen: false, what: 'text-absent' };
+        return page !== e.page || docURL(document) !== e.url ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
+      }
+      case 'toggle': {
+        const f = findItem(e.r, e.label);
+        if (!f || !f[1].check) return { seen: false, what: 'item-gone' };
+        const now = !!(f[1].check.checked || getAttr(f[1].check, 'aria-checked') === 'true');
+        return now !== e.was ? { seen: true, what: now ? 'ticked' : 'unticked' } : { seen: false, what: now ? 'still-ticked' : 'still-unticked' };
+      }
+      case 'gone':
+        return countLabel(e.r, e.label) < e.count ? { seen: true, what: 'gone' } : { seen: false, what: 'still-there' };
+      case 'changed': {
+        const f = findItem(e.r, e.label);
+        return !f || countLabel(e.r, e.label) !== e.count || stateOf(f[0], f[1]) !== e.state ? { seen: true, what: f ? 'changed' : 'gone' } : { seen: false, what: 'unchanged' };
+      }
+      case 'renamed': {
+        const labels = itemLabels(e.r);
+        const has = labels.includes(e.text), left = labels.filter((t) => t === e.label).length;
+        return has && (left < e.count || e.text === e.label) ? { seen: true, what: 'renamed' } : { seen: false, what: has ? 'both' : 'not-renamed' };
+      }
+      case 'switch': {
+        const o = optionOf(e.r, e.option);
+        if (docURL(document) !== e.url || (o && (isCurrent(o.el) || isCurrent(parentElement(o.el))))) return { seen: true, what: 'current' };
+        return bodyText() !== e.page ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
+      }
+    }
+    return { seen: false, what: 'unknown' };
+  }
+
   async function imperativeTools() {
     const mct = navigator.modelContextTesting;
     if (!mct || typeof mct.listTools !== 'function') return [null, 'absent'];
@@ -547,8 +1035,8 @@
   }
 
   async function discover() {
-    const page = { url: docURL(document), title: clean(docTitle(document), cfg.textMax), forms: [], lists: [], buttons: [] };
-    const reg = { forms: [], lists: [], buttons: [] };
+    const page = { url: docURL(document), title: clean(docTitle(document), cfg.textMax), forms: [], lists: [], buttons: [], items: [], switches: [] };
+    const reg = { forms: [], lists: [], buttons: [], items: [], switches: [] };
     const body = docBody(document);
     if (body) {
       const headings = Array.from(docQSA(document, HEADINGS));
@@ -564,10 +1052,11 @@
         page.forms.push(d);
         reg.forms.push(r);
       }
-      const lists = findLists(body, headings);
+      const outside = findOutside(body, headings, page, reg);
+      const lists = findLists(body, headings).filter((l) => !outside.claims(l[1].el));
       page.lists = lists.map((l) => l[0]);
       reg.lists = lists.map((l) => l[1]);
-      [page.buttons, reg.buttons] = findButtons(body, reg.lists);
+      [page.buttons, reg.buttons] = findButtons(body, reg.lists.concat(outside.taken));
       labelIndex = null;
       forIndex = null;
     }
@@ -634,7 +1123,7 @@
   };
 
   const observer = new MutationObserver(schedule);
-  const hasTools = (p) => p.forms.length || p.lists.length || p.buttons.length || (p.imperative && p.imperative.length);
+  const hasTools = (p) => p.forms.length || p.lists.length || p.buttons.length || p.items.length || p.switches.length || (p.imperative && p.imperative.length);
 
   const observe = () => observer.observe(document, {
     subtree: true, childList: true, characterData: true, attributes: true,
@@ -956,7 +1445,11 @@
     if (!reg) return { error: 'stale' };
     if (req.kind === 'form') {
       const r = reg.forms[req.id];
-      return r ? callForm(r, req) : { error: 'stale' };
+      return r ? (r.group ? callGroup(r, req) : callForm(r, req)) : { error: 'stale' };
+    }
+    if (req.kind === 'item' || req.kind === 'switch') {
+      const r = (req.kind === 'item' ? reg.items : reg.switches)[req.id];
+      return r ? (req.kind === 'item' ? callItem(r, req) : callSwitch(r, req)) : { error: 'stale' };
     }
     if (req.kind === 'list') {
       const r = reg.lists[req.id];
@@ -984,7 +1477,7 @@
     value: Object.freeze({
       // As JSON text: one string crosses CDP much faster than the object.
       discover: leased(() => discoverAndStore().then(([, , json]) => json)),
-      call: leased(call), settle: leased(settle), pageText: leased(pageText),
+      call: leased(call), settle: leased(settle), pageText: leased(pageText), verify: leased(verify),
       renew,
       stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
     }),
