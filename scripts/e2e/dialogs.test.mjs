@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, call } from '../lib/mcp.mjs';
+import { startCoordinator, call, coordinatorDirs } from '../lib/mcp.mjs';
 import { listen } from '../lib/pageserver.mjs';
 import { watchListChanged, toolNames, untilTools } from '../lib/listchanged.mjs';
 
@@ -59,12 +59,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-function dirs(name) {
-  const stateDir = path.join(work, `${name}-state`);
-  const cwd = path.join(work, `${name}-ws`);
-  fs.mkdirSync(cwd, { recursive: true });
-  return { stateDir, cwd };
-}
+const dirs = (name) => coordinatorDirs(work, name);
 
 const posted = (p) => posts.filter((x) => x.path === p);
 

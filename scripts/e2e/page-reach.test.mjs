@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, call } from '../lib/mcp.mjs';
+import { startCoordinator, call, coordinatorDirs } from '../lib/mcp.mjs';
 import { startHTTPCoordinator, connectHTTP } from '../lib/httpmcp.mjs';
 import { listen } from '../lib/pageserver.mjs';
 import { watchListChanged, untilTools } from '../lib/listchanged.mjs';
@@ -109,12 +109,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-function dirs(name) {
-  const stateDir = path.join(work, `${name}-state`);
-  const cwd = path.join(work, `${name}-ws`);
-  fs.mkdirSync(cwd, { recursive: true });
-  return { stateDir, cwd };
-}
+const dirs = (name) => coordinatorDirs(work, name);
 
 const pageTools = (tools) => tools.filter((t) => !t.name.startsWith('coordinator_'));
 

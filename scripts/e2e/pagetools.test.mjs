@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call, coordinatorDirs } from '../lib/mcp.mjs';
 import { startSiteServer } from '../lib/siteserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { startHTTPCoordinator, connectHTTP } from '../lib/httpmcp.mjs';
@@ -27,12 +27,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-function dirs(name) {
-  const stateDir = path.join(work, `${name}-state`);
-  const cwd = path.join(work, `${name}-ws`);
-  fs.mkdirSync(cwd, { recursive: true });
-  return { stateDir, cwd };
-}
+const dirs = (name) => coordinatorDirs(work, name);
 
 const pageOnly = (names) => names.filter((n) => !n.startsWith('coordinator_'));
 const same = (want) => (names) => JSON.stringify(pageOnly(names)) === JSON.stringify([...want].sort());

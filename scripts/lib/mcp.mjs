@@ -3,6 +3,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { binaryPath, childMCPs } from './paths.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * Starts an MCP server process and connects a client to it.
@@ -103,4 +105,12 @@ export const playwrightDisconnectLog = { DEBUG: 'pw:mcp:backend' };
  */
 export function noticedDisconnects(conn) {
   return (conn.stderr().match(/browser disconnected/g) ?? []).length;
+}
+
+/** A coordinator's state folder and a workspace folder (created) named name, under work. */
+export function coordinatorDirs(work, name) {
+  const stateDir = path.join(work, `${name}-state`);
+  const cwd = path.join(work, `${name}-ws`);
+  fs.mkdirSync(cwd, { recursive: true });
+  return { stateDir, cwd };
 }
