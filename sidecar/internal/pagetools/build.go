@@ -475,7 +475,7 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 		}
 		if f.Enter && len(f.Fields) == 1 {
 			name = "text" // a lone field: what is typed into it, its label said
-			ps.Description = pageSays("", joinUnique(" — ", fd.Label, fd.Aria, fieldText(fd)), d.propText())
+			ps.Description = pageSays("", fieldTextBeside(fd, name), d.propText())
 		}
 		name = props.unique(name)
 		s.Properties = append(s.Properties, Property{Name: name, Schema: ps})
@@ -630,10 +630,15 @@ func choiceSchema(s *Schema, fd rawField, own []string, d detail) []string {
 
 // fieldText is what the page says of a field beyond its name.
 func fieldText(fd rawField) string {
+	return fieldTextBeside(fd, propertyName(fd))
+}
+
+// fieldTextBeside is what the page says of a field whose parameter is
+// called name, beyond what that name says.
+func fieldTextBeside(fd rawField, name string) string {
 	if fd.PDesc != "" || fd.PTitle != "" { // WebMCP's own words for the parameter
 		return joinUnique(": ", fd.PTitle, fd.PDesc)
 	}
-	name := propertyName(fd)
 	var parts []string
 	for _, p := range []string{fd.Label, fd.Aria, fd.ADesc, fd.Title} {
 		if p != "" && snake(p, 0, 200) != name {
