@@ -145,11 +145,11 @@ type jsCall struct {
 	// now); no edit field showed; the switch's option was already the
 	// current one; type Type and press Enter (PressEnter) now; ask verify
 	// after the page settles.
-	Missing *[]string `json:"missing"`
-	Already bool      `json:"already"`
-	PressEnter bool   `json:"pressEnter"`
-	Type    string    `json:"type"` // text to type into the focused field first
-	Click   *struct { // click there (a person's click), the page's CSS pixels
+	Missing    *[]string `json:"missing"`
+	Already    bool      `json:"already"`
+	PressEnter bool      `json:"pressEnter"`
+	Type       string    `json:"type"` // text to type into the focused field first
+	Click      *struct { // click there (a person's click), the page's CSS pixels
 		X float64 `json:"x"`
 		Y float64 `json:"y"`
 	} `json:"click"`
