@@ -98,7 +98,12 @@ test('everyday: the agent\'s tab and a shared tab bring their tools; a private t
   const staticRefused = await call(c, 'coordinator_call_page_tool', { name: 'find_stores', arguments: { zip_code: '94103' } }, { allowError: true });
   assert.equal(staticRefused.isError, true);
   assert.match(staticRefused.text, /not connected.*resumes by itself/s);
-  assert.match((await call(c, 'coordinator_page_tools')).text, /No tab is focused.*not connected/s);
+  const blindTools = await call(c, 'coordinator_page_tools', {}, { allowError: true });
+  assert.equal(blindTools.isError, true, `coordinator_page_tools while disconnected is an error, not "no page tools":\n${blindTools.text}`);
+  assert.match(blindTools.text, /not connected.*nothing in it can be seen.*extension enabled/s);
+  const blindTabs = await call(c, 'coordinator_list_tabs', {}, { allowError: true });
+  assert.equal(blindTabs.isError, true, `coordinator_list_tabs while disconnected is an error, not "No tabs open.":\n${blindTabs.text}`);
+  assert.match(blindTabs.text, /not connected.*nothing in it can be seen.*extension enabled/s);
 
   // The user opens a tab (private): the browser wakes the worker, which
   // connects again; the tab that was focused is focused again, by itself.
@@ -164,6 +169,12 @@ test('everyday, the seed\'s progressive surface: the focused tab\'s tools go wit
   const refused = await call(c, 'search_flights', { from: 'SFO', to: 'JFK', depart_date: '2026-05-01' }, { allowError: true });
   assert.equal(refused.isError, true);
   assert.match(refused.text, /not connected.*resumes by itself/s);
+  const blind = await call(c, 'list_tabs', {}, { allowError: true });
+  assert.equal(blind.isError, true, `list_tabs while disconnected is an error, not an empty list:\n${blind.text}`);
+  assert.match(blind.text, /list_tabs: .*not connected.*nothing in it can be seen.*extension enabled/s);
+  const again = (await call(c, 'connect_browser')).structuredContent;
+  assert.equal(again.connected, false, 'connect_browser does not say connected while the extension is away');
+  assert.match(again.error, /not connected.*extension enabled/s);
 
   await user.call('Target.createTarget', { url: `${site.url}/signin.html` });
   await untilTools(c, changes, seed([...core, ...opened.toolsAvailable]), { what: 'the focused tab\'s tools back', ms: 40_000 });

@@ -172,6 +172,11 @@ test('everyday: the extension\'s service worker stops and comes back; work conti
   const refused = await call(coord.client, 'coordinator_open_tab', { url: `${pages.url}/second` }, { allowError: true });
   assert.equal(refused.isError, true);
   assert.match(refused.text, /not connected/, 'a call says the user\'s browser is not connected');
+  // Reading says it cannot see, not that there is nothing: the agent's tab is still there.
+  const blind = await call(coord.client, 'coordinator_list_tabs', {}, { allowError: true });
+  assert.equal(blind.isError, true, `coordinator_list_tabs while disconnected is an error, not "No tabs open.":\n${blind.text}`);
+  assert.match(blind.text, /not connected.*nothing in it can be seen.*extension enabled/s, 'it says why and what to do');
+  assert.ok(await user.hasPage(`${pages.url}/`), 'the agent\'s tab is still open in the browser');
 
   // The user opens a tab: the browser wakes the worker, which connects again.
   await user.call('Target.createTarget', { url: `${pages.url}/second?wake` });
@@ -183,6 +188,35 @@ test('everyday: the extension\'s service worker stops and comes back; work conti
     return !r.isError && /Second page/.test(r.text);
   }, { timeout: 30_000, what: 'Playwright MCP to work again' });
   assert.match((await call(pw.client, 'browser_snapshot')).text, /Second page/);
+});
+
+test('everyday: a coordinator killed with -9 leaves no tab behind: its agent tab closes after the grace period; the user\'s and another folder\'s tabs stay', async (t) => {
+  const { stateDir, cwd } = session('kill');
+  const otherCwd = fs.mkdtempSync(path.join(work, 'kill-w'));
+  const privateURL = `${pages.url}/second?private`;
+  const sharedURL = `${pages.url}/second?shared`;
+  const user = await startUserBrowser({ stateDir, profileRoot: work, urls: [privateURL, sharedURL] });
+  t.after(() => user.stop());
+  const other = await startCoordinator({ stateDir, cwd: otherCwd, args: ['--browser', 'everyday'] });
+  t.after(() => other.close());
+  const coord = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => coord.close());
+  await call(other.client, 'coordinator_open_tab', { url: `${pages.url}/?other` });
+  await call(coord.client, 'coordinator_open_tab', { url: `${pages.url}/?killed` });
+  await user.share(sharedURL, cwd);
+  await waitUntil(async () => (await tabURLs(coord)).includes(sharedURL), { what: 'the shared tab to reach the coordinator' });
+  assert.ok(await user.hasPage(`${pages.url}/?killed`), 'the agent\'s tab is open in the user\'s browser');
+
+  process.kill(coord.pid, 'SIGKILL'); // no goodbye, no closing of its tabs
+  await waitUntil(() => !alive(coord.pid), { what: 'the killed coordinator to be gone' });
+  // Seen in the browser itself (the harness's own pipe): the tab closes by itself.
+  await waitUntil(async () => !(await user.hasPage(`${pages.url}/?killed`)), { timeout: 60_000, what: 'the killed coordinator\'s tab to close after the grace period' });
+  assert.ok(user.alive(), 'the user\'s browser runs on');
+  for (const url of [privateURL, sharedURL]) {
+    assert.equal(await user.evalIn((x) => x.url === url, 'location.href'), url, `the user's tab ${url} stays, where it was`);
+  }
+  assert.ok(await user.hasPage(`${pages.url}/?other`), 'the tab of the coordinator of another folder, still running, stays');
+  assert.deepEqual(await tabURLs(other), [`${pages.url}/?other`], 'and that coordinator still works in it');
 });
 
 /** This process's (pid's) established TCP connections to 127.0.0.1:port. */

@@ -61,6 +61,22 @@ export function isRestrictedUrl(url: string | undefined): boolean {
 
 const OPENABLE = /^(https?:|about:blank$|data:|file:)/;
 
+/** How long the tabs of a coordinator that vanished (killed, crashed: its
+ * connection dropped without it closing them) wait for it to come back
+ * before they close. */
+export const ORPHAN_GRACE_MS = 10_000;
+
+/** The timers the bridge waits with (setTimeout; a fake in the tests). */
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const realTimers: Timers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
 type Send = (msg: Message) => void;
 
 export class Bridge {
@@ -76,12 +92,16 @@ export class Bridge {
   private hostReady = false;
   private fatal: string | undefined;
   private onChange: () => void = () => {};
+  /** folder → the timer that closes its agent tabs, once its last coordinator vanished */
+  private orphans = new Map<string, unknown>();
 
   constructor(
     private readonly browser: Browser,
     private readonly send: Send,
     private readonly save: (p: Persisted) => void,
     private readonly log: (msg: string) => void = () => {},
+    private readonly timers: Timers = realTimers,
+    private readonly graceMs = ORPHAN_GRACE_MS,
   ) {}
 
   /** Called when the popup's view may have changed. */
@@ -148,12 +168,20 @@ export class Bridge {
         if (typeof msg.client !== 'string' || !c) return;
         this.clients.set(msg.client, { id: msg.client, folder: String(c.folder), pid: Number(c.pid), version: c.version });
         this.told.set(msg.client, new Set());
+        this.adopt(String(c.folder));
         this.onChange();
         return;
       }
-      case 'clientDisconnected':
-        if (typeof msg.client === 'string') this.dropClient(msg.client);
+      case 'clientDisconnected': {
+        // The host saw the coordinator's connection end. One that let go
+        // on purpose closed its tabs before; one that vanished (killed,
+        // crashed) left them: they close unless it comes back in time.
+        const folder = typeof msg.client === 'string' ? this.clients.get(msg.client)?.folder : undefined;
+        if (folder === undefined) return;
+        this.dropClient(msg.client as string);
+        this.orphan(folder);
         return;
+      }
     }
     const client = typeof msg.client === 'string' ? this.clients.get(msg.client) : undefined;
     if (!client) {
@@ -200,6 +228,29 @@ export class Bridge {
       if (set.delete(id) && set.size === 0) this.detachTab(tabId);
     }
     this.onChange();
+  }
+
+  /** Starts the grace period of folder's agent tabs if no coordinator of
+   * folder is left: when it ends with none back, they close. The tabs the
+   * user kept or shared stay. */
+  private orphan(folder: string): void {
+    if (this.orphans.has(folder) || [...this.clients.values()].some((c) => c.folder === folder)) return;
+    const timer = this.timers.set(() => {
+      this.orphans.delete(folder);
+      for (const [tabId, f] of this.agentTabs) {
+        if (f !== folder || this.shared.has(tabId)) continue;
+        this.log(`closing tab ${tabId}: the coordinator of ${folder} that opened it went away without closing it`);
+        this.browser.removeTab(tabId).catch((err: unknown) => this.log(`cannot close tab ${tabId}: ${String(err)}`));
+      }
+    }, this.graceMs);
+    this.orphans.set(folder, timer);
+  }
+
+  /** A coordinator of folder is (back) here: its agent tabs stay, its own again. */
+  private adopt(folder: string): void {
+    if (!this.orphans.has(folder)) return;
+    this.timers.clear(this.orphans.get(folder));
+    this.orphans.delete(folder);
   }
 
   // ---- requests ----

@@ -3,7 +3,7 @@
 // extension in a real Chromium).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Bridge, isRestrictedUrl, type Browser, type Persisted, type RawTab } from '../src/bridge.js';
+import { Bridge, ORPHAN_GRACE_MS, isRestrictedUrl, type Browser, type Persisted, type RawTab, type Timers } from '../src/bridge.js';
 import type { Message } from '../src/protocol.js';
 import { PROTOCOL } from '../src/protocol.js';
 
@@ -45,11 +45,29 @@ class FakeBrowser implements Browser {
   }
 }
 
+/** Timers that fire when the test says so. */
+class FakeTimers implements Timers {
+  pending = new Map<number, { fn: () => void; ms: number }>();
+  private next = 0;
+  set(fn: () => void, ms: number) {
+    this.pending.set(++this.next, { fn, ms });
+    return this.next;
+  }
+  clear(h: unknown) { this.pending.delete(h as number); }
+  /** Runs every pending timer (the time passes). */
+  fire() {
+    const due = [...this.pending.values()];
+    this.pending.clear();
+    for (const t of due) t.fn();
+  }
+}
+
 function setup(p?: Persisted) {
   const browser = new FakeBrowser();
   const sent: Message[] = [];
   const saved: Persisted[] = [];
-  const bridge = new Bridge(browser, (m) => sent.push(m), (p) => saved.push(p));
+  const timers = new FakeTimers();
+  const bridge = new Bridge(browser, (m) => sent.push(m), (p) => saved.push(p), () => {}, timers);
   const connect = (client: string, folder: string) => bridge.handle({ type: 'clientConnected', client, coordinator: { folder, pid: 1 } });
   /** Sends a request and waits for its answer. */
   let id = 0;
@@ -64,7 +82,8 @@ function setup(p?: Persisted) {
     throw new Error(`no answer to ${type}`);
   };
   const events = (client: string, type: string) => sent.filter((m) => m.client === client && m.type === type && m.id === undefined);
-  return { browser, bridge, sent, saved, connect, request, events, restore: () => bridge.restore(p) };
+  const vanish = (client: string) => bridge.handle({ type: 'clientDisconnected', client });
+  return { browser, bridge, sent, saved, timers, connect, vanish, request, events, restore: () => bridge.restore(p) };
 }
 
 test('a coordinator sees only its own and its shared tabs', async () => {
@@ -286,4 +305,67 @@ test('hello, a mismatched host, and messages that are not the protocol', () => {
   s.connect('c1', '/a');
   s.bridge.handle({ type: 'frobnicate', client: 'c1' });
   assert.equal(s.sent.at(-1)?.type, 'error');
+});
+
+/** A coordinator of /a with its tabs: one it opened, one it opened and the
+ * user kept, one it opened and the user shared; and a tab of the user's. */
+async function agentWithTabs() {
+  const s = setup();
+  const userTab = s.browser.add('https://mail.example/', 'Mail');
+  await s.restore();
+  s.connect('c1', '/a');
+  await s.request('c1', 'connect');
+  const open = async (url: string) => ((await s.request('c1', 'openTab', { url, focus: false })).result as { id: number }).id;
+  const agentTab = await open('https://agent.example/');
+  const kept = await open('https://kept.example/');
+  const shared = await open('https://shared.example/');
+  s.bridge.keep(kept);
+  s.bridge.share(shared, '/b');
+  return { ...s, userTab, agentTab, kept, shared };
+}
+
+test('a coordinator that vanished: its agent tabs close after the grace period, the user\'s, kept and shared tabs stay', async () => {
+  const s = await agentWithTabs();
+  s.vanish('c1');
+  assert.equal(s.timers.pending.size, 1, 'one grace period, for /a');
+  assert.deepEqual([...s.timers.pending.values()].map((t) => t.ms), [ORPHAN_GRACE_MS]);
+  assert.ok(!s.browser.calls.some((c) => c.startsWith('remove')), 'nothing closes during the grace period');
+  s.timers.fire();
+  assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
+  assert.deepEqual([...s.browser.tabs.keys()].sort(), [s.userTab, s.kept, s.shared].sort());
+});
+
+test('a coordinator of the same folder back within the grace period keeps the agent tabs and takes them back', async () => {
+  const s = await agentWithTabs();
+  s.vanish('c1');
+  s.connect('c2', '/a');
+  assert.equal(s.timers.pending.size, 0, 'the grace period ends');
+  s.timers.fire();
+  assert.ok(!s.browser.calls.some((c) => c.startsWith('remove')));
+  const back = await s.request('c2', 'connect');
+  const mine = (back.tabs as Array<{ id: number; agent: boolean }>).filter((t) => t.agent).map((t) => t.id);
+  assert.deepEqual(mine, [s.agentTab, s.shared], 'the agent\'s tabs are the new coordinator\'s, as the agent\'s (the kept one is the user\'s)');
+  // It vanishes too, and none comes back: the tab closes then.
+  s.vanish('c2');
+  s.timers.fire();
+  assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
+});
+
+test('a coordinator of another folder coming does not save the tabs; one of the same folder still there does', async () => {
+  const s = await agentWithTabs();
+  s.connect('c2', '/a'); // a second coordinator in the same folder
+  s.vanish('c1');
+  assert.equal(s.timers.pending.size, 0, 'the folder still has a coordinator: its tabs are its own');
+  s.vanish('c2');
+  s.connect('c3', '/b');
+  s.timers.fire();
+  assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
+});
+
+test('the native host going away (the coordinators alive, waiting for it) closes nothing', async () => {
+  const s = await agentWithTabs();
+  s.bridge.hostGone();
+  assert.equal(s.timers.pending.size, 0);
+  s.vanish('c1'); // a late word for a client already gone: nothing
+  assert.equal(s.timers.pending.size, 0);
 });

@@ -365,6 +365,9 @@ func TestEverydayExtensionGoesAndComesBack(t *testing.T) {
 	if err := c.Disconnected(); !errors.Is(err, ErrDisconnected) || !strings.Contains(err.Error(), "resumes by itself") {
 		t.Fatalf("Disconnected while the extension is away: %v", err)
 	}
+	if tabs, err := c.Tabs(ctx); !errors.Is(err, ErrDisconnected) {
+		t.Fatalf("listing the tabs while the extension is away: %v %+v; want ErrDisconnected, not a list", err, tabs)
+	}
 	if _, err := c.OpenTab(ctx, srv.URL+"/x", true); err == nil || !strings.Contains(err.Error(), "not connected") {
 		t.Fatalf("opening a tab while the extension is away: %v", err)
 	}

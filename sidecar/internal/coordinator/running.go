@@ -42,7 +42,8 @@ func (c *Coordinator) Disconnected() error {
 	if e == nil || e.Connected {
 		return nil
 	}
-	return fmt.Errorf("%w: %s; work resumes by itself when it reconnects", ErrDisconnected, e.Reason)
+	return fmt.Errorf("%w: %s; nothing in it can be seen until it reconnects, and work resumes by itself when it does: "+
+		"keep your browser open with the Browser Coordinator extension enabled (opening a tab wakes an extension the browser stopped)", ErrDisconnected, e.Reason)
 }
 
 // RunningTabs lists the open pages of the browser that runs now;

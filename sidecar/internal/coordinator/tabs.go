@@ -42,9 +42,20 @@ func onNextIfGone[T any](ctx context.Context, c *Coordinator, f func(Pages) (T, 
 	}
 }
 
-// Tabs lists the open pages, the one in front marked.
+// Tabs lists the open pages, the one in front marked. While the browser
+// that runs cannot be seen (the user's own, its extension away) it
+// answers why (ErrDisconnected), never an empty list.
 func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) {
-	return onNextIfGone(ctx, c, func(p Pages) ([]Tab, error) { return p.Tabs(ctx) })
+	return onNextIfGone(ctx, c, func(p Pages) ([]Tab, error) {
+		tabs, err := p.Tabs(ctx)
+		if err == nil {
+			err = c.Disconnected() // away (now, or while listing): the list says nothing
+		}
+		if err != nil {
+			return nil, err
+		}
+		return tabs, nil
+	})
 }
 
 // OpenTab opens url in a new page; with focus it is brought to the front.

@@ -518,9 +518,11 @@ func (p *pageSurface) listStatic(ctx context.Context, req mcp.CallToolRequest) (
 		Dialog  *pagetools.Dialog `json:"dialog,omitempty"`
 	}{Dialog: snap.Dialog, Focused: snap.TabID != "", TabID: snap.TabID, URL: clip(snap.URL, maxURLShown), Title: pagetools.Label(snap.Title, maxTitleShown), Tools: []staticItem{}}
 	var b strings.Builder
-	switch away := p.tr.Unavailable(); {
-	case snap.TabID == "" && away != nil:
-		fmt.Fprintf(&b, "No tab is focused, so there are no page tools: %v.", away)
+	if away := p.tr.Unavailable(); away != nil {
+		// The user's browser away: its page cannot be seen, which is not a page without tools.
+		return toolError(fmt.Errorf("coordinator_page_tools: %w", away)), nil
+	}
+	switch {
 	case snap.TabID == "":
 		fmt.Fprintf(&b, "No tab is focused, so there are no page tools; %s.", p.focusHint())
 	default:

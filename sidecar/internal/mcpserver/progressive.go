@@ -356,6 +356,9 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 
 // success is connect_browser's answer when a browser is connected.
 func (pr *progressive) success(tabCount int) *mcp.CallToolResult {
+	if err := pr.c.Disconnected(); err != nil {
+		return answer(map[string]any{"connected": false, "error": pr.words.Error(err)}) // the error says what to do
+	}
 	st := pr.c.Status()
 	version := ""
 	if st.Browser != nil {
@@ -373,8 +376,11 @@ func (pr *progressive) listTabs(ctx context.Context, req mcp.CallToolRequest) (*
 	}
 	_ = pr.p.tr.Sync(ctx)
 	tabs, err := pr.recount(ctx)
+	if err == nil {
+		err = pr.c.Disconnected() // the user's browser away: its tabs cannot be seen, not none
+	}
 	if err != nil {
-		return toolError(err), nil
+		return toolError(fmt.Errorf("list_tabs: %w", err)), nil
 	}
 	snap := pr.p.tr.Snapshot()
 	peeked := pr.p.tr.Peek(ctx, tabs)
