@@ -34,7 +34,7 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
   assert.deepEqual(sessions.map((s) => s.transport).sort(), ['sse', 'streamable-http', 'streamable-http']);
   assert.equal(new Set(sessions.map((s) => s.id)).size, 3, 'three sessions');
   assert.ok(sessions.some((s) => s.id === a.transport.sessionId) && sessions.some((s) => s.id === b.transport.sessionId));
-  for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 11);
+  for (const conn of [a, b, c]) assert.equal((await conn.client.listTools()).tools.length, 12); // the coordinator's 12 tools, no page focused
 
   // One browser, whoever asks.
   const launched = (await call(a.client, 'coordinator_launch_browser', { url: `${ws.pages.url}/` })).structuredContent;

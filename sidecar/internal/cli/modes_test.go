@@ -220,7 +220,7 @@ func TestSingleEntryWithAChildThatCannotStart(t *testing.T) {
 			status = tool.Description
 		}
 	}
-	if len(list.Tools) != 11 /* 9 and the page-tools pair */ || !strings.Contains(status, "No_Such_MCP_Server --headless --cdp-endpoint=http://127.0.0.1:") || !strings.Contains(status, "executable file not found") {
+	if len(list.Tools) != 12 /* 9, the page-tools pair and coordinator_handle_dialog */ || !strings.Contains(status, "No_Such_MCP_Server --headless --cdp-endpoint=http://127.0.0.1:") || !strings.Contains(status, "executable file not found") {
 		t.Fatalf("tools/list: %d tools; coordinator_status: %s", len(list.Tools), status)
 	}
 	var res struct {
