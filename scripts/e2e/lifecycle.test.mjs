@@ -12,7 +12,7 @@ import { alive, processesWith, waitUntil } from '../lib/procs.mjs';
 import { stateOf, readStates } from '../lib/statefiles.mjs';
 
 const coordinatorTools = [
-  'coordinator_call_page_tool', 'coordinator_close_tab', 'coordinator_focus_tab', 'coordinator_launch_browser', 'coordinator_list_browsers',
+  'coordinator_call_page_tool', 'coordinator_close_tab', 'coordinator_focus_tab', 'coordinator_handle_dialog', 'coordinator_launch_browser', 'coordinator_list_browsers',
   'coordinator_list_tabs', 'coordinator_open_tab', 'coordinator_page_tools', 'coordinator_restart_browser', 'coordinator_status',
   'coordinator_stop_browser',
 ];
