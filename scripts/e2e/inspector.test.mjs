@@ -29,7 +29,7 @@ test('the coordinator\'s tools pass Inspector --strict with 0 errors and 0 warni
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, problems);
   const { tools } = JSON.parse(r.stdout);
-  assert.equal(tools.length, 11, 'the check saw every tool');
+  assert.equal(tools.length, 12, 'the check saw every tool');
   assert.ok(tools.every((t) => t.inputSchema && t.outputSchema), 'each with its input and output schema');
 });
 

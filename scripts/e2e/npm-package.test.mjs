@@ -16,7 +16,7 @@ import { workspace } from '../lib/workspace.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 
 const ws = workspace('bcnpm-');
-const coordinatorTools = 11; // 9 and the page-tools pair
+const coordinatorTools = 12; // 9, the page-tools pair and coordinator_handle_dialog
 // No registry: whatever npm would fetch fails instead.
 const offline = { npm_config_offline: 'true' };
 let work; // the packages, packed and installed
