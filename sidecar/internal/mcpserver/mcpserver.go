@@ -336,7 +336,8 @@ func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 		if r.BrowserType != nil {
 			hint = h.detectedHint(ctx)
 		}
-		return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", bad, hint)), nil
+		// err, not bad: the remedies ride on the chain above the request error.
+		return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", err, hint)), nil
 	}
 	return h.statusResult(s, err), nil
 }
