@@ -27,6 +27,9 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
   const hc = await startHTTPCoordinator({ stateDir, cwd });
   t.after(() => hc.stop());
   const [a, b, c] = await Promise.all([connectHTTP(hc, 'streamable'), connectHTTP(hc, 'streamable'), connectHTTP(hc, 'sse')]);
+  // Closed whatever happens: an SSE client left open reconnects for ever,
+  // and the file's process would never end after a failed assertion.
+  t.after(() => Promise.all([a, b, c].map((conn) => conn.close().catch(() => {}))));
   let sseEnded = false;
   c.client.onerror = () => { sseEnded = true; }; // the event stream broke (it reconnects, and fails)
 
