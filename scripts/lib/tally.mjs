@@ -56,7 +56,10 @@ export function nodeTests(tally, group, files, { args = [], env = {} } = {}) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'bc-tally-')), 'tests.jsonl');
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [
-      '--test', ...args,
+      // --test-force-exit: a file whose tests are over ends even if a
+      // failed test left a handle open (an SSE client reconnecting for
+      // ever kept a CI run waiting).
+      '--test', '--test-force-exit', ...args,
       '--test-reporter=spec', '--test-reporter-destination=stdout',
       `--test-reporter=${pathToFileURL(path.join(root, 'scripts', 'lib', 'testcount.mjs')).href}`, `--test-reporter-destination=${out}`, // a URL: Windows' C:\ reads as a URL scheme
       ...files,
