@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // BrowserPath returns a Chromium-family executable for integration tests:
@@ -46,7 +47,7 @@ func Main(m *testing.M) int {
 
 	code := m.Run()
 
-	if leaked := leakedProcesses(); len(leaked) > 0 {
+	if leaked := stillLeaked(); len(leaked) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: tests leaked processes:\n%s\n", leaked)
 		code = 1
 	}
@@ -60,4 +61,19 @@ func Main(m *testing.M) int {
 	}
 	os.RemoveAll(tmp)
 	return code
+}
+
+// stillLeaked is leakedProcesses once what was exiting as the tests ended
+// has gone (a process between its exit and its zombie state reads as
+// running with an empty command line): a child still there after the
+// guard is a leak.
+func stillLeaked() string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		leaked := leakedProcesses()
+		if leaked == "" || time.Now().After(deadline) {
+			return leaked
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
