@@ -483,7 +483,12 @@ func (pr *progressive) openFollowed(ctx context.Context, u string) (string, erro
 	if id == "" {
 		tab, err := pr.c.OpenTab(ctx, "about:blank", true)
 		if err != nil {
-			return "", err
+			// A backend that opens a view only with its page (VS Code's
+			// Simple Browser): the page as it is.
+			if tab, err = pr.c.OpenTab(ctx, u, true); err != nil {
+				return "", err
+			}
+			return tab.ID, nil
 		}
 		id = tab.ID
 	}

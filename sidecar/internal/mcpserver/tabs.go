@@ -220,7 +220,13 @@ func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResu
 	}
 	tab, err := h.c.OpenTab(ctx, "about:blank", true)
 	if err != nil {
-		return toolError(err)
+		// A backend that opens a view only with its page (VS Code's
+		// Simple Browser, through its palette): the page as it is.
+		if tab, err = h.c.OpenTab(ctx, u, true); err != nil {
+			return toolError(err)
+		}
+		it := h.tabAnswer(ctx, tab, true, u)
+		return mcp.NewToolResultStructured(it, renderTab("Opened", it))
 	}
 	if _, err := h.pages.tr.Focus(ctx, tab.ID, ""); err != nil {
 		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not follow its page: %w", tab.ID, err))
