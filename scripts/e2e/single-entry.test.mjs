@@ -70,7 +70,7 @@ async function assertSameTools(coord, coordWire, direct, directWire) {
   const own = (await rawResult(direct, directWire, 'tools/list')).tools;
   const byName = new Map(merged.map((tool) => [tool.name, tool]));
   assert.ok(own.length > 5, 'the child lists its tools');
-  assert.equal(merged.length, own.length + 11, 'the merged list is the coordinator tools (9 and the page-tools pair) plus every child tool');
+  assert.equal(merged.length, own.length + 12, 'the merged list is the coordinator tools (9, the page-tools pair and coordinator_handle_dialog) plus every child tool');
   for (const tool of own) {
     const served = byName.get(tool.name);
     assert.ok(served, `${tool.name} is served`);
