@@ -203,12 +203,6 @@ export async function removeServers(a: Asker, place: Place, folder: string): Pro
   return written(await ask(a, ['--scope', place, '--workspace', folder, '--remove']));
 }
 
-/** Removes, in every folder of Claude Code's file, the local entries that run the sidecar at `sidecar` (the uninstall hook). */
-export async function removeEverywhere(a: Asker, sidecar: string): Promise<{ file: string; removed: { name: string; workspace?: string }[] }> {
-  const r = await ask(a, ['--scope', 'local', '--remove', '--all-workspaces', '--sidecar', sidecar]);
-  return { file: r.file, removed: r.removed };
-}
-
 // ---- the per-folder decision ----
 
 /** What the user chose for a folder: a place, or no entries ("declined"). Kept per folder, never globally. */

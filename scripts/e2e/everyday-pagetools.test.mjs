@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call, everydayDirs } from '../lib/mcp.mjs';
 import { startSiteServer } from '../lib/siteserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { startUserBrowser } from '../lib/userbrowser.mjs';
@@ -32,10 +32,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** A state folder and a workspace folder of their own (short: the host's socket lives below the state folder). */
-function session(name) {
-  return { stateDir: fs.mkdtempSync(path.join(work, `${name}-s`)), cwd: fs.mkdtempSync(path.join(work, `${name}-w`)) };
-}
+const session = (name) => everydayDirs(work, name);
 
 const pageOnly = (names) => names.filter((n) => !n.startsWith('coordinator_'));
 const exactly = (want) => (names) => JSON.stringify(pageOnly(names)) === JSON.stringify([...want].sort());

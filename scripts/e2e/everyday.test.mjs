@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, startWrapped, call } from '../lib/mcp.mjs';
+import { startCoordinator, startWrapped, call, everydayDirs } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
 import { startUserBrowser } from '../lib/userbrowser.mjs';
@@ -29,12 +29,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-/** A state folder and a workspace folder of their own (short: the host's socket lives below the state folder). */
-function session(name) {
-  const stateDir = fs.mkdtempSync(path.join(work, `${name}-s`));
-  const cwd = fs.mkdtempSync(path.join(work, `${name}-w`));
-  return { stateDir, cwd };
-}
+const session = (name) => everydayDirs(work, name);
 
 async function status(coord) {
   return (await call(coord.client, 'coordinator_status')).structuredContent;

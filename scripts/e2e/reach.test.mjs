@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startCoordinator, call } from '../lib/mcp.mjs';
+import { startCoordinator, call, everydayDirs } from '../lib/mcp.mjs';
 import { listen } from '../lib/pageserver.mjs';
 import { startUserBrowser } from '../lib/userbrowser.mjs';
 import { cdp } from '../lib/cdpclient.mjs';
@@ -51,9 +51,7 @@ after(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-function session(name) {
-  return { stateDir: fs.mkdtempSync(path.join(work, `${name}-s`)), cwd: fs.mkdtempSync(path.join(work, `${name}-w`)) };
-}
+const session = (name) => everydayDirs(work, name);
 
 async function running(coord) {
   await waitUntil(async () => (await call(coord.client, 'coordinator_status')).structuredContent.state === 'running',

@@ -107,6 +107,15 @@ export function noticedDisconnects(conn) {
   return (conn.stderr().match(/browser disconnected/g) ?? []).length;
 }
 
+/**
+ * A state folder and a workspace folder (both created, new each time) for
+ * name, under work, with short names: the everyday browser's native host
+ * has its socket below the state folder, and a socket path is short.
+ */
+export function everydayDirs(work, name) {
+  return { stateDir: fs.mkdtempSync(path.join(work, `${name}-s`)), cwd: fs.mkdtempSync(path.join(work, `${name}-w`)) };
+}
+
 /** A coordinator's state folder and a workspace folder (created) named name, under work. */
 export function coordinatorDirs(work, name) {
   const stateDir = path.join(work, `${name}-state`);

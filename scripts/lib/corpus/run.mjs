@@ -65,12 +65,8 @@ export function sessions(tasks) {
 }
 
 /** Waits (bounded) until the page's readiness test holds: an app that renders after its load event. */
-async function ready(page, test, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  while (!(await page.eval(`() => !!(${test})`).catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`the page never showed ${test}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function ready(page, test, ms = 15_000) {
+  return waitUntil(() => page.eval(`() => !!(${test})`).catch(() => false), { timeout: ms, what: `the page to show ${test}` });
 }
 
 /**
