@@ -153,27 +153,21 @@ func (e envelope) numericID() (int64, bool) {
 	return n, err == nil
 }
 
-// rewrite sets data's id to id (raw JSON) and its session: "" removes it,
-// anything else sets it. The rest of the message is copied as it is.
-func rewrite(data []byte, id []byte, session string, setSession bool) ([]byte, error) {
+// rewrite sets data's id to id (raw JSON), and removes its sessionId if
+// strip. The rest of the message is copied as it is.
+func rewrite(data []byte, id []byte, strip bool) ([]byte, error) {
 	out, err := sjson.SetRawBytes(data, "id", id)
-	if err != nil || !setSession {
+	if err != nil || !strip || !gjson.GetBytes(out, "sessionId").Exists() {
 		return out, err
 	}
-	if session == "" {
-		if gjson.GetBytes(out, "sessionId").Exists() {
-			return sjson.DeleteBytes(out, "sessionId")
-		}
-		return out, nil
-	}
-	return sjson.SetBytes(out, "sessionId", session)
+	return sjson.DeleteBytes(out, "sessionId")
 }
 
 // answerAs is a browser's answer with the client's id, and without its
 // session if strip: in one copy where the envelope knows the answer's shape.
 func answerAs(data []byte, env envelope, id []byte, strip bool) ([]byte, error) {
 	if env.idEnd == 0 || (strip && env.sessionAt == 0) || data[len(data)-1] != '}' {
-		return rewrite(data, id, "", strip)
+		return rewrite(data, id, strip)
 	}
 	end := len(data) - 1
 	if strip && env.sessionAt != 0 {

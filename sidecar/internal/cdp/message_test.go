@@ -58,7 +58,7 @@ func TestBrowserMessagesReadFromTheirEnds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ref, err := rewrite(data, []byte(`"client-1"`), "", strip)
+				ref, err := rewrite(data, []byte(`"client-1"`), strip)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func BenchmarkScreenshotAnswer(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			env := peek(data)
-			if _, err := rewrite(data, []byte("7"), "", env.session != ""); err != nil {
+			if _, err := rewrite(data, []byte("7"), env.session != ""); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -309,11 +309,16 @@ func (s *scanner) str(decode bool) (string, error) {
 		}
 		switch {
 		case c == '"':
-			if decode {
-				out = append(out, s.data[from:s.i]...)
+			var text string
+			switch {
+			case !decode:
+			case out == nil: // no escape: the text as written, in one copy
+				text = string(s.data[from:s.i])
+			default:
+				text = string(append(out, s.data[from:s.i]...))
 			}
 			s.i++
-			return string(out), nil
+			return text, nil
 		case c < 0x20:
 			return "", s.fail(fmt.Sprintf("a control character (%s) inside a string must be escaped", quoteByte(c)))
 		case c == '\\':
@@ -395,10 +400,11 @@ func (s *scanner) hex4() (rune, bool) {
 	return rune(n), true
 }
 
-// keySet is the keys of one object: a few are compared in a slice, many
-// go into a map.
+// keySet is the keys of one object: a few are compared in an array (no
+// allocation for a command's usual objects), many go into a map.
 type keySet struct {
-	few  []string
+	few  [16]string
+	n    int
 	many map[string]bool
 }
 
@@ -410,18 +416,21 @@ func (k *keySet) add(key string) bool {
 		k.many[key] = true
 		return true
 	}
-	for _, seen := range k.few {
+	for _, seen := range k.few[:k.n] {
 		if seen == key {
 			return false
 		}
 	}
-	k.few = append(k.few, key)
-	if len(k.few) > 16 {
-		k.many = make(map[string]bool, 2*len(k.few))
-		for _, seen := range k.few {
-			k.many[seen] = true
-		}
+	if k.n < len(k.few) {
+		k.few[k.n] = key
+		k.n++
+		return true
 	}
+	k.many = make(map[string]bool, 2*len(k.few))
+	for _, seen := range k.few {
+		k.many[seen] = true
+	}
+	k.many[key] = true
 	return true
 }
 

@@ -13,35 +13,17 @@ import (
 // the native host, and what the extension reports of them.
 
 // newVirtual makes the Conn's virtual browser, judging commands by the
-// everyday rules, then the reach policy.
+// reach policy.
 func (c *Conn) newVirtual() *cdp.Virtual {
 	return cdp.NewVirtual(cdp.VirtualOptions{
 		Host:      tabHost{c},
-		Policy:    c.policy,
+		Policy:    c.o.Reach.Command,
 		Words:     cdp.VirtualWords{Browser: "the user's own browser", Backend: "the everyday backend"},
 		Out:       c.emit,
 		Go:        c.spawn,
 		Activated: c.activated,
 		Log:       c.log,
 	})
-}
-
-// policy is what the everyday backend decides about a command before the
-// reach policy: at the browser level, downloads and permissions stay as
-// the user set them in their own browser (as Playwright MCP's extension
-// relay does), and nothing closes it or makes another profile.
-func (c *Conn) policy(at cdp.Place, m *cdp.Message) cdp.Verdict {
-	if !at.Page {
-		switch m.Method {
-		case "Browser.setDownloadBehavior", "Browser.setPermission", "Browser.grantPermissions", "Browser.resetPermissions":
-			return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
-		case "Browser.close", "Browser.crash", "Browser.crashGpuProcess":
-			return cdp.Verdict{Reply: cdp.Fail(m, "%s refused: this is the user's own browser (the everyday backend); the coordinator never closes it", m.Method)}
-		case "Target.createBrowserContext", "Target.disposeBrowserContext":
-			return cdp.Verdict{Reply: cdp.Fail(m, "%s is not available in the user's own browser (the everyday backend): it has one profile, the user's; use a launched browser for isolated contexts", m.Method)}
-		}
-	}
-	return c.o.Reach.Command(at, m)
 }
 
 // tabHost carries the virtual browser's tabs over the extension.

@@ -5,8 +5,10 @@
 //
 //   - A browser session keeps the Browser and Target domains, which the
 //     everyday backend answers itself for those tabs alone, and the cookie
-//     jar as those tabs see it. Anything else would run on the whole
-//     browser (every site's data, every tab) and is refused.
+//     jar as those tabs see it; downloads and permissions stay as the user
+//     set them, and nothing closes the browser or makes another profile.
+//     Anything else would run on the whole browser (every site's data,
+//     every tab) and is refused.
 //   - A page session (and a frame's or a worker's below it) keeps the
 //     domains that act on its tab. Cookies and storage are reachable only
 //     for the origins of the tabs the coordinator sees: cookie lists are
@@ -49,12 +51,24 @@ type Where = cdp.Place
 type rule func(p Policy, w Where, m *cdp.Message) cdp.Verdict
 
 // browserRules are what a browser session may send besides the Browser and
-// Target domains: the cookie jar, as the tabs see it.
+// Target domains (the cookie jar, as the tabs see it), and the rules of
+// those domains: downloads and permissions stay as the user set them in
+// their own browser (as Playwright MCP's extension relay does), and
+// nothing closes it or makes another profile.
 var browserRules = map[string]rule{
-	"Target.createTarget":  opens("url"),
-	"Storage.getCookies":   readCookies,
-	"Storage.setCookies":   writeCookies,
-	"Storage.clearCookies": clearAllCookies,
+	"Target.createTarget":          opens("url"),
+	"Browser.setDownloadBehavior":  asUserSet,
+	"Browser.setPermission":        asUserSet,
+	"Browser.grantPermissions":     asUserSet,
+	"Browser.resetPermissions":     asUserSet,
+	"Browser.close":                neverCloses,
+	"Browser.crash":                neverCloses,
+	"Browser.crashGpuProcess":      neverCloses,
+	"Target.createBrowserContext":  oneProfile,
+	"Target.disposeBrowserContext": oneProfile,
+	"Storage.getCookies":           readCookies,
+	"Storage.setCookies":           writeCookies,
+	"Storage.clearCookies":         clearAllCookies,
 }
 
 // pageRules are the methods of a page session's domains with a rule of
@@ -62,7 +76,7 @@ var browserRules = map[string]rule{
 var pageRules = map[string]rule{
 	"Page.navigate":            opens("url"),
 	"Target.createTarget":      opens("url"), // the everyday backend makes it the agent's tab
-	"Page.setDownloadBehavior": keepDownloads,
+	"Page.setDownloadBehavior": asUserSet,
 	"Page.close":               agentTabOnly,
 	"Page.crash":               agentTabOnly,
 	"Page.deleteCookie":        deleteCookies,
@@ -164,10 +178,18 @@ func refuseMsg(m *cdp.Message, format string, a ...any) cdp.Verdict {
 	return cdp.Verdict{Reply: cdp.Fail(m, "browser-coordinator: "+format, a...)}
 }
 
-// keepDownloads: downloads stay as the user set them in their own browser
-// (as Browser.setDownloadBehavior, which the everyday backend answers).
-func keepDownloads(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
+// asUserSet answers a change of a setting without making it: downloads
+// and permissions stay as the user set them in their own browser.
+func asUserSet(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
 	return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})}
+}
+
+func neverCloses(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
+	return refuseMsg(m, "%s refused: this is the user's own browser (the everyday backend); the coordinator never closes it", m.Method)
+}
+
+func oneProfile(_ Policy, _ Where, m *cdp.Message) cdp.Verdict {
+	return refuseMsg(m, "%s is not available in the user's own browser (the everyday backend): it has one profile, the user's; use a launched browser for isolated contexts", m.Method)
 }
 
 // agentTabOnly: a page may close or crash only a tab the agent opened.
