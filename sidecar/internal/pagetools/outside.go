@@ -259,9 +259,9 @@ func groupName(f rawForm) string {
 }
 
 // typeAndEnter types text into the focused field (replacing what is
-// selected) and presses Enter, as the keyboard does: trusted input events,
-// then keydown, keypress and keyup, and the change event a person's Enter
-// brings (and a form's implicit submit).
+// selected) and presses Enter (pressEnter), as the keyboard does: trusted
+// input events, then keydown, keypress and keyup, and the change event a
+// person's Enter brings (and a form's implicit submit).
 func (e *Engine) typeAndEnter(ctx context.Context, text string, enter bool) error {
 	if text != "" {
 		if _, err := e.sess.Call(ctx, "Input.insertText", map[string]any{"text": text}); err != nil {
@@ -271,13 +271,8 @@ func (e *Engine) typeAndEnter(ctx context.Context, text string, enter bool) erro
 	if !enter {
 		return nil
 	}
-	for _, ev := range []map[string]any{
-		{"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "text": "\r", "unmodifiedText": "\r"},
-		{"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13},
-	} {
-		if _, err := e.sess.Call(ctx, "Input.dispatchKeyEvent", ev); err != nil {
-			return fmt.Errorf("press Enter: %w", err)
-		}
+	if err := e.pressEnter(ctx); err != nil {
+		return fmt.Errorf("press Enter: %w", err)
 	}
 	return nil
 }
