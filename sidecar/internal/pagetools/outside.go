@@ -315,8 +315,10 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 			return fmt.Sprintf("The item %s is now %s.", item, quotePage(fmt.Sprint(args["text"]), 80)), nil
 		case "shown":
 			return "The text appeared on the page.", nil
+		case "current":
+			return fmt.Sprintf("%s is the current one now.", quotePage(fmt.Sprint(args[ref.param]), 60)), nil
 		}
-		return "", nil
+		return "The page changed.", nil
 	}
 	why := map[string]string{
 		"text-absent":    "the text did not appear anywhere on the page",
