@@ -468,14 +468,16 @@ func (e *Engine) pressEnter(ctx context.Context) error {
 // finish waits for the page to settle after a submit, click or Enter, and
 // answers what was seen: an *Error of kind ErrNoEffect when nothing was.
 func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *Result, jr jsCall, before counters, args map[string]any) (*Result, error) {
-	given := len(args) > 0
 	res.Submitted = true
 	s := e.settle(ctx, doc.ctxID, jr.Watch, before)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	res.Navigated, res.Note = s.navigated, s.note
-	if jr.Verify && !s.navigated {
+	// A call that said what it expects is checked in the page (seen); the
+	// others by whether anything could be seen to happen (unseen).
+	verified := jr.Verify && !s.navigated
+	if verified {
 		seen, verr := e.seen(ctx, doc.ctxID, ref, args, jr.Watch)
 		if verr != nil {
 			return nil, verr
@@ -506,7 +508,10 @@ func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *R
 		}
 	}
 	res.PageText = cleanBlock(text, e.cfg.TextLimit)
-	if err := e.unseen(ref, doc, res, jr, popup, given); err != nil {
+	if verified {
+		return res, nil
+	}
+	if err := e.unseen(ref, doc, res, jr, popup, len(args) > 0); err != nil {
 		return nil, err
 	}
 	return res, nil

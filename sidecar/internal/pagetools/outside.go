@@ -259,9 +259,9 @@ func groupName(f rawForm) string {
 }
 
 // typeAndEnter types text into the focused field (replacing what is
-// selected) and presses Enter, as the keyboard does: trusted input events,
-// then keydown, keypress and keyup, and the change event a person's Enter
-// brings (and a form's implicit submit).
+// selected) and presses Enter (pressEnter), as the keyboard does: trusted
+// input events, then keydown, keypress and keyup, and the change event a
+// person's Enter brings (and a form's implicit submit).
 func (e *Engine) typeAndEnter(ctx context.Context, text string, enter bool) error {
 	if text != "" {
 		if _, err := e.sess.Call(ctx, "Input.insertText", map[string]any{"text": text}); err != nil {
@@ -271,13 +271,8 @@ func (e *Engine) typeAndEnter(ctx context.Context, text string, enter bool) erro
 	if !enter {
 		return nil
 	}
-	for _, ev := range []map[string]any{
-		{"type": "keyDown", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13, "text": "\r", "unmodifiedText": "\r"},
-		{"type": "keyUp", "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13, "nativeVirtualKeyCode": 13},
-	} {
-		if _, err := e.sess.Call(ctx, "Input.dispatchKeyEvent", ev); err != nil {
-			return fmt.Errorf("press Enter: %w", err)
-		}
+	if err := e.pressEnter(ctx); err != nil {
+		return fmt.Errorf("press Enter: %w", err)
 	}
 	return nil
 }
@@ -320,8 +315,10 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 			return fmt.Sprintf("The item %s is now %s.", item, quotePage(fmt.Sprint(args["text"]), 80)), nil
 		case "shown":
 			return "The text appeared on the page.", nil
+		case "current":
+			return fmt.Sprintf("%s is the current one now.", quotePage(fmt.Sprint(args[ref.param]), 60)), nil
 		}
-		return "", nil
+		return "The page changed.", nil
 	}
 	why := map[string]string{
 		"text-absent":    "the text did not appear anywhere on the page",

@@ -172,3 +172,29 @@ func TestPagesAndALookUpOutsideForms(t *testing.T) {
 		t.Fatalf("the look-up shows %q", got)
 	}
 }
+
+// A switch whose only visible effect is that the option clicked becomes the
+// current one (aria-selected, which the settle does not watch): the check
+// in the page saw it, so the call is done, not "nothing happened".
+func TestSwitchSeenCurrentIsDone(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	u := s.page("tabs.html", `<!doctype html><title>Tabs</title><h1>Report</h1>
+<div role="tablist" aria-label="Views">
+  <button role="tab" aria-selected="true">Daily</button>
+  <button role="tab" aria-selected="false">Weekly</button>
+</div>
+<script>
+for (const b of document.querySelectorAll('[role=tab]')) b.addEventListener('click', () => {
+  for (const o of document.querySelectorAll('[role=tab]')) o.setAttribute('aria-selected', String(o === b));
+});
+</script>`)
+	tb := b.newTab(t, u, Config{})
+	tb.waitTools("show_tab")
+	if _, err := tb.eng.Call(testCtx(t), "show_tab", map[string]any{"tab": "Weekly"}); err != nil {
+		t.Fatalf("show_tab Weekly: %v", err)
+	}
+	if got := tb.eval(`document.querySelector('[aria-selected=true]').textContent`); got != "Weekly" {
+		t.Fatalf("the selected tab is %q", got)
+	}
+}
