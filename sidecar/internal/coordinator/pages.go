@@ -36,6 +36,10 @@ type Tab struct {
 // ErrNoTab is returned for a tab id that is not an open page.
 var ErrNoTab = errors.New("no such tab")
 
+// ErrNeedsURL: the backend opens a new tab only with the page it is to
+// show (VS Code's Simple Browser, opened through its palette), not blank.
+var ErrNeedsURL = errors.New("a new tab here opens only with its page")
+
 // pages follows the page targets of one browser. It connects in the
 // background: a launch is ready when the browser answers, and attaching plus
 // Target.setDiscoverTargets costs Chromium tens of milliseconds while it is

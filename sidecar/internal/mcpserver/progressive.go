@@ -482,13 +482,16 @@ func (pr *progressive) openFollowed(ctx context.Context, u string) (string, erro
 	}
 	if id == "" {
 		tab, err := pr.c.OpenTab(ctx, "about:blank", true)
-		if err != nil {
-			// A backend that opens a view only with its page (VS Code's
-			// Simple Browser): the page as it is.
+		if errors.Is(err, coordinator.ErrNeedsURL) {
+			// VS Code's Simple Browser opens only with its page: the
+			// page as it is.
 			if tab, err = pr.c.OpenTab(ctx, u, true); err != nil {
 				return "", err
 			}
 			return tab.ID, nil
+		}
+		if err != nil {
+			return "", err
 		}
 		id = tab.ID
 	}

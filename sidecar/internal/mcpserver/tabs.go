@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -219,14 +220,17 @@ func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResu
 		return toolError(err)
 	}
 	tab, err := h.c.OpenTab(ctx, "about:blank", true)
-	if err != nil {
-		// A backend that opens a view only with its page (VS Code's
-		// Simple Browser, through its palette): the page as it is.
+	if errors.Is(err, coordinator.ErrNeedsURL) {
+		// VS Code's Simple Browser opens only with its page: the page as
+		// it is (a dialog during this load is seen by the next call).
 		if tab, err = h.c.OpenTab(ctx, u, true); err != nil {
 			return toolError(err)
 		}
 		it := h.tabAnswer(ctx, tab, true, u)
 		return mcp.NewToolResultStructured(it, renderTab("Opened", it))
+	}
+	if err != nil {
+		return toolError(err)
 	}
 	if _, err := h.pages.tr.Focus(ctx, tab.ID, ""); err != nil {
 		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not follow its page: %w", tab.ID, err))

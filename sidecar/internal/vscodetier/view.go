@@ -366,6 +366,9 @@ func (v *View) Open(ctx context.Context, u string, _ bool) (coordinator.Tab, err
 		}
 		return coordinator.Tab{ID: t.ID, URL: u, Front: true}, nil
 	}
+	if cdp.IsBlank(u) {
+		return coordinator.Tab{}, fmt.Errorf("%w (%w)", ErrNoView, coordinator.ErrNeedsURL)
+	}
 	t, err := v.ensureView(ctx, u)
 	if err != nil {
 		return coordinator.Tab{}, err
