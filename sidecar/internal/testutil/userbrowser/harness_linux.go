@@ -203,10 +203,33 @@ func Start(t testing.TB, state string, urls ...string) *Browser {
 		}
 	}()
 	t.Cleanup(b.Stop)
+	b.Must("", "Target.setDiscoverTargets", map[string]any{"discover": true}) // WaitEvent's events
 	for _, u := range urls {
-		b.Must("", "Target.createTarget", map[string]any{"url": u})
+		var r struct{ TargetID string }
+		_ = json.Unmarshal(b.Must("", "Target.createTarget", map[string]any{"url": u}), &r)
+		b.waitCommitted(r.TargetID, u)
 	}
 	return b
+}
+
+// waitCommitted waits until the tab id shows url, as a tab a user opened
+// does before the user shares it or clicks another: until then the
+// extension sees a tab with no URL, and its commit later is news (activity)
+// that a test did not mean.
+func (b *Browser) waitCommitted(id, url string) {
+	b.t.Helper()
+	deadline := time.Now().Add(testutil.Guard)
+	for {
+		for _, ti := range b.Targets() {
+			if ti.TargetID == id && ti.URL == url {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the tab opened at %s did not get there in %v: %+v", url, testutil.Guard, b.Targets())
+		}
+		b.WaitEvent(200*time.Millisecond, "Target.targetInfoChanged")
+	}
 }
 
 // Stop kills the browser (its whole process group) and waits for it and
