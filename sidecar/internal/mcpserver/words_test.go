@@ -86,3 +86,24 @@ func TestEachSurfaceNamesItsOwnTools(t *testing.T) {
 		t.Errorf("what no tool does is said with the start's words: %q", got)
 	}
 }
+
+// Each surface's table of names names its own tools: what its answers tell
+// the agent to call is there to call.
+func TestEachVocabNamesItsSurfacesTools(t *testing.T) {
+	for _, tc := range []struct {
+		o Options
+		v vocab
+	}{{Options{}, defaultVocab}, {Options{Progressive: true}, progressiveVocab}} {
+		s, err := Build(bare(t), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		tools := s.MCP.ListTools()
+		for _, name := range []string{tc.v.listTabs, tc.v.openTab, tc.v.focusTab, tc.v.handleDialog, tc.v.reconnect, tc.v.launch, tc.v.listBrowsers} {
+			if _, ok := tools[name]; name != "" && !ok {
+				t.Errorf("progressive %v: %q is not one of its tools", tc.o.Progressive, name)
+			}
+		}
+	}
+}
