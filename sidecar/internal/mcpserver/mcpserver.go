@@ -114,7 +114,9 @@ func (h *handlers) listBrowsers(ctx context.Context, _ noArgs) (browserList, str
 	}
 	var text strings.Builder
 	if len(found) == 0 {
-		text.WriteString("No browser found. Install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium), or start the coordinator with --browser-path.")
+		// What the coordinator's start can do is said in its words (a flag).
+		text.WriteString(h.words.Phrase("No browser found. Install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium)",
+			[]remedy.Remedy{{Kind: remedy.BrowserPath}}) + ".")
 	}
 	for _, b := range found {
 		fmt.Fprintf(&text, "%s\t%s\t%s\n", b.Type, orDash(b.Version), b.Path)

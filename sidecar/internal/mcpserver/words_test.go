@@ -55,6 +55,17 @@ func TestToolErrorsSayTheirRemediesInTheSurfacesWords(t *testing.T) {
 		t.Fatalf("launch with a bad browserPath: %s", got)
 	}
 
+	// No browser to list: the flag is the start's word, said only when
+	// the command line gave its words.
+	if got := text(s.call("coordinator_list_browsers", nil)); !strings.Contains(got, "No browser found") ||
+		!strings.Contains(got, "; or start the coordinator with --browser-path") {
+		t.Fatalf("list_browsers with no browser installed: %s", got)
+	}
+	bareWords := build(t, bare(t), Options{PageTools: PageToolsOff})
+	if got := text(bareWords.call("coordinator_list_browsers", nil)); !strings.Contains(got, "No browser found") || strings.Contains(got, "--") {
+		t.Fatalf("list_browsers without the start's words names a flag: %s", got)
+	}
+
 	p := build(t, bare(t), Options{Progressive: true, StartWords: testStartWords})
 	r := seedResult(t, p, "connect_browser", map[string]any{"launch": true})
 	if e, _ := r["error"].(string); r["connected"] != false || !strings.Contains(e, "; or start the coordinator with --browser-path") {
