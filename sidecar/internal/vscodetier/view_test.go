@@ -211,7 +211,7 @@ func TestSimpleBrowserIframeIsTheOnlyPage(t *testing.T) {
 		{"", "Browser.setWindowBounds", map[string]any{"windowId": 1, "bounds": map[string]any{"width": 10}}, "is refused"},
 		{"", "Target.attachToTarget", map[string]any{"targetId": "0000", "flatten": true}, "No target with given id"},
 		{"", "Target.getTargetInfo", map[string]any{"targetId": "0000"}, "No target with given id"},
-		{"NOT-A-SESSION", "Runtime.evaluate", map[string]any{"expression": "1"}, "No session"},
+		{"NOT-A-SESSION", "Runtime.evaluate", map[string]any{"expression": "1"}, "Session with given id not found"},
 		{session, "Page.close", nil, "closing targets is refused"},
 		{session, "Network.clearBrowserCookies", nil, "is refused"},
 		// Browser-level commands reach all of VS Code: only those clients

@@ -163,8 +163,9 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 	w.c.SetSource(Source(d.Port, w.c.Words(), w.log))
 }
 
-// Source is VS Code's CDP port as a coordinator source: the View behind the
-// proxy, and a launched browser instead when the port does not answer.
+// Source is VS Code's CDP port as a coordinator source: the View's virtual
+// browser behind the proxy, and a launched browser instead when the port
+// does not answer.
 // words phrase the remedies in what the View tells CDP clients.
 func Source(port int, words remedy.Words, log *slog.Logger) *coordinator.Source {
 	return &coordinator.Source{
@@ -202,12 +203,12 @@ func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error)
 		return nil, fmt.Errorf("%w: %v", cdp.ErrUnreachable, err)
 	}
 	return &coordinator.Connection{
-		Endpoint: &e,
-		Filter:   v,
-		Pages:    v,
-		Browser:  state.Browser{Type: state.BackendTier2, Path: url, Version: coordinator.ProductVersion(e.Product)},
-		Done:     v.Lost(),
-		Close:    v.Shutdown,
+		Conn:    v.Browser(),
+		Version: v.version,
+		Pages:   v,
+		Browser: state.Browser{Type: state.BackendTier2, Path: url, Version: coordinator.ProductVersion(e.Product)},
+		Done:    v.Lost(),
+		Close:   v.Shutdown,
 	}, nil
 }
 
