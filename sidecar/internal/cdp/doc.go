@@ -42,6 +42,9 @@
 //     is another, whose tabs are the targets of a real browser its owner
 //     chose to show (VS Code's browser view in Tier 2: VS Code's windows,
 //     targets of the same browser, are never named).
+//   - Contexts are one session's execution contexts, from its Runtime
+//     events (the browser reports each once): the virtual browser's replay
+//     and the page tools' world both ask them.
 //   - A Relay serves a client Transport with a Peer, through a Policy that
 //     may answer, rewrite or refuse what passes (VS Code's browser view).
 //     What the peer delivers waits in the relay's queue, so a client that

@@ -309,7 +309,7 @@ func (v *Virtual) enableShared(s *vsession, m vcommand) func() {
 		case again:
 			events = r.snapshot(m.Method)
 		case m.Method == "Runtime.enable":
-			r.contexts = nil // the browser reports every context afresh
+			r.contexts.Clear() // the browser reports every context afresh
 		}
 	}
 	v.mu.Unlock()
