@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -29,7 +27,6 @@ type TargetHost struct {
 	conn    *Conn
 	version Version
 	event   func(Target, *Message) *Message
-	log     *slog.Logger
 
 	ctx    context.Context // ends with Shutdown: attaches under way give up
 	cancel context.CancelFunc
@@ -63,18 +60,13 @@ type TargetHostOptions struct {
 	Version Version // what the browser said it is (Browser.getVersion)
 	// Event, if set, sees each event of a shown target's sessions before
 	// the virtual browser does: it may rewrite it, or drop it (nil).
-	Event  func(Target, *Message) *Message
-	Logger *slog.Logger
+	Event func(Target, *Message) *Message
 }
 
 // NewTargetHost makes a host that shows nothing yet: make a Virtual on it
 // (VirtualOptions.Host), then Show.
 func NewTargetHost(o TargetHostOptions) *TargetHost {
-	log := o.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	h := &TargetHost{conn: o.Conn, version: o.Version, event: o.Event, log: log, tabs: map[int]*hostTab{}, byID: map[string]int{}}
+	h := &TargetHost{conn: o.Conn, version: o.Version, event: o.Event, tabs: map[int]*hostTab{}, byID: map[string]int{}}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
 }
@@ -86,6 +78,12 @@ func (h *TargetHost) bind(v *Virtual) {
 	h.mu.Unlock()
 }
 
+func (h *TargetHost) virtual() *Virtual {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.v
+}
+
 // Show makes targets the tabs of the virtual browser (none: it shows no
 // tab): a target shown for the first time appears as a new tab, one
 // shown before is updated, and one no longer shown is closed (its
@@ -93,8 +91,8 @@ func (h *TargetHost) bind(v *Virtual) {
 func (h *TargetHost) Show(targets ...Target) {
 	h.show.Lock()
 	defer h.show.Unlock()
+	v := h.virtual()
 	h.mu.Lock()
-	v := h.v
 	shown := make(map[string]bool, len(targets))
 	var news []VirtualTab
 	for _, t := range targets {
@@ -139,22 +137,6 @@ func (h *TargetHost) Shown(targetID string) (Target, bool) {
 		return h.tabs[id].target, true
 	}
 	return Target{}, false
-}
-
-// Targets are the shown targets, in the order of their tabs.
-func (h *TargetHost) Targets() []Target {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	ids := make([]int, 0, len(h.byID))
-	for _, id := range h.byID {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	ts := make([]Target, len(ids))
-	for i, id := range ids {
-		ts[i] = h.tabs[id].target
-	}
-	return ts
 }
 
 // Call sends a command of the owner's own on the debugger session of the
@@ -264,13 +246,9 @@ func (h *TargetHost) release(tab int, att *attached) *attached {
 // ended: the attachment's session ended. Unless the host let go of it
 // (Detach), the browser did: the target closed, or it was detached.
 func (h *TargetHost) ended(tab int, att *attached) {
-	if h.release(tab, att) == nil {
-		return
+	if h.release(tab, att) != nil {
+		h.virtual().DebuggerDetached(tab, att.peer.Err().Error())
 	}
-	h.mu.Lock()
-	v := h.v
-	h.mu.Unlock()
-	v.DebuggerDetached(tab, att.peer.Err().Error())
 }
 
 // Send implements TabHost: the command goes on the tab's session (or a
@@ -345,10 +323,7 @@ func (h *TargetHost) deliver(tab int, att *attached, data []byte) {
 			return
 		}
 	}
-	h.mu.Lock()
-	v := h.v
-	h.mu.Unlock()
-	v.TabEvent(tab, m.SessionID, m.Method, m.Params)
+	h.virtual().TabEvent(tab, m.SessionID, m.Method, m.Params)
 }
 
 // slice is r's text as a slice of data, where r was read from.

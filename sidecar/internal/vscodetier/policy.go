@@ -133,8 +133,8 @@ func (v *View) atBrowser(m *cdp.Message) cdp.Verdict {
 			return cdp.Verdict{Reply: cdp.Reply(m, struct{}{})} // the view is VS Code's to bring forward
 		}
 	case "Browser.getWindowForTarget", "Target.getDevToolsTarget":
-		if shown := v.host.Targets(); id == "" && len(shown) > 0 && m.Method == "Browser.getWindowForTarget" {
-			id = shown[0].ID // the client's only page
+		if view, ok := v.Current(); id == "" && ok && m.Method == "Browser.getWindowForTarget" {
+			id = view.ID // the client's only page
 		}
 		t, shown := v.host.Shown(id)
 		if !shown {

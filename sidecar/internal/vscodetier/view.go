@@ -65,7 +65,7 @@ func NewView(ctx context.Context, e *cdp.Endpoint, words remedy.Words, log *slog
 		v.Shutdown()
 		return nil, err
 	}
-	v.host = cdp.NewTargetHost(cdp.TargetHostOptions{Conn: conn, Version: v.version, Event: v.event, Logger: log})
+	v.host = cdp.NewTargetHost(cdp.TargetHostOptions{Conn: conn, Version: v.version, Event: v.event})
 	v.virtual = cdp.NewVirtual(cdp.VirtualOptions{
 		Host: v.host, Policy: v.command, Log: log,
 		Words: cdp.VirtualWords{Browser: "VS Code's browser view", Backend: "Tier 2"},
