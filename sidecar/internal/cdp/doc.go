@@ -44,9 +44,10 @@
 //     targets of the same browser, are never named).
 //   - Contexts are one session's execution contexts, from its Runtime
 //     events (the browser reports each once): the virtual browser's replay
-//     and the page tools' world both ask them.
+//     and the page tools' world ask them.
 //   - A Relay serves a client Transport with a Peer, through a Policy that
-//     may answer, rewrite or refuse what passes (VS Code's browser view).
+//     may answer, rewrite or refuse what passes (the proxy's relays have
+//     none: the policies are the virtual browser's hook).
 //     What the peer delivers waits in the relay's queue, so a client that
 //     reads slowly never holds up the connection's reader; one that lets
 //     more than MaxQueued wait is cut off. A relay that ends writes what
