@@ -39,8 +39,7 @@ type View struct {
 
 	version cdp.Version     // what VS Code's browser said it is
 	host    *cdp.TargetHost // shows the view to the virtual browser
-	virtual *cdp.Virtual
-	browser *cdp.Conn // the virtual browser, as the proxy's connection
+	browser *cdp.Conn       // the virtual browser, as the proxy's connection
 
 	ctx    context.Context // ends with the View: probes run under it
 	cancel context.CancelFunc
@@ -66,11 +65,11 @@ func NewView(ctx context.Context, e *cdp.Endpoint, words remedy.Words, log *slog
 		return nil, err
 	}
 	v.host = cdp.NewTargetHost(cdp.TargetHostOptions{Conn: conn, Version: v.version, Event: v.event})
-	v.virtual = cdp.NewVirtual(cdp.VirtualOptions{
+	virtual := cdp.NewVirtual(cdp.VirtualOptions{
 		Host: v.host, Policy: v.command, Log: log,
 		Words: cdp.VirtualWords{Browser: "VS Code's browser view", Backend: "Tier 2"},
 	})
-	v.browser = cdp.NewConn(v.virtual, cdp.Options{Logger: log})
+	v.browser = cdp.NewConn(virtual, cdp.Options{Logger: log})
 	if err := v.follow.Follow(ctx, conn); err != nil {
 		v.Shutdown()
 		return nil, err
