@@ -33,14 +33,21 @@
 //     (Recency: the order of activity, with tabs opened in the background
 //     held back while they load their first page).
 //   - A Virtual is a browser made of tabs with no browser endpoint behind
-//     them (the everyday browser's chrome.debugger): targets, sessions,
-//     Recency, the execution contexts a second session on a tab hears
-//     again, and the Target domain, built once; its TabHost carries the
-//     tabs, and a policy hook judges every command first.
-//   - A Scope is the Policy that shows a client a real browser whose only
-//     page is one target (Tier 2's browser view), its ScopeRules asked first.
+//     them as a whole: targets, sessions, Recency, the execution contexts a
+//     second session on a tab hears again, and the Target domain, built
+//     once; its TabHost carries the tabs, and a policy hook judges every
+//     command first. Without an Out of its own it is a Transport: a Conn
+//     runs on it, and the proxy serves it as it serves a launched browser.
+//     The everyday browser's chrome.debugger is one TabHost; a TargetHost
+//     is another, whose tabs are the targets of a real browser its owner
+//     chose to show (VS Code's browser view in Tier 2: VS Code's windows,
+//     targets of the same browser, are never named).
+//   - Contexts are one session's execution contexts, from its Runtime
+//     events (the browser reports each once): the virtual browser's replay
+//     and the page tools' world ask them.
 //   - A Relay serves a client Transport with a Peer, through a Policy that
-//     may answer, rewrite or refuse what passes (VS Code's browser view).
+//     may answer, rewrite or refuse what passes (the proxy's relays have
+//     none: the policies are the virtual browser's hook).
 //     What the peer delivers waits in the relay's queue, so a client that
 //     reads slowly never holds up the connection's reader; one that lets
 //     more than MaxQueued wait is cut off. A relay that ends writes what

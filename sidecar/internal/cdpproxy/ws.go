@@ -158,9 +158,12 @@ func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string
 			return err
 		}
 		status := http.StatusBadGateway
-		if o.Mode == cdp.Page {
+		switch {
+		case o.Mode == cdp.Page:
 			status = http.StatusNotFound
 			err = fmt.Errorf("no target %s to attach to (see /json/list): %w", o.Target, err)
+		case refused(err):
+			status = http.StatusForbidden // the backend's policy (Tier 2 with no view)
 		}
 		http.Error(w, "browser-coordinator: "+err.Error(), status)
 		return nil
