@@ -23,7 +23,7 @@ const browsersSchema = `{"type":"object","properties":{
 
 const statusSchema = `{"type":"object","properties":{
 	"state":{"type":"string","enum":["idle","launching","running","stopped","crashed"]},
-	"backend":{"type":"string","enum":["tier1","tier2","attach","everyday"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint; everyday: the user's own browser"},
+	"backend":{"type":"string","enum":["tier1","tier2","attach","everyday","service"],"description":"tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint; everyday: the user's own browser; service: a session on the remote browser service given with --browser-service"},
 	"browser":{"type":"object","description":"the browser in use; absent while none runs","properties":{
 		"type":{"type":"string"},"path":{"type":"string"},"version":{"type":"string"},
 		"pid":{"type":"integer"},"headless":{"type":"boolean"}
@@ -43,6 +43,7 @@ const statusSchema = `{"type":"object","properties":{
 	"currentUrl":{"type":"string","description":"the page in front"},
 	"connections":{"type":"integer","description":"open CDP client connections"},
 	"lastError":{"type":"string"},
+	"waiting":{"type":"string","description":"state launching: what the start waits for (a remote service starting a browser, a slot in its queue)"},
 	"pid":{"type":"integer"},
 	"workspace":{"type":"string"},
 	"stateFile":{"type":"string"},
