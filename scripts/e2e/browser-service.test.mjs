@@ -174,8 +174,11 @@ test('the service killed and brought back: the coordinator says it is unreachabl
 
   await svc.start();
   assert.equal((await svc.sessions()).length, 0);
-  const tab = await call(coord.client, 'coordinator_open_tab', { url: `${pages.url}/second` });
-  assert.ok(!tab.isError, tab.text);
+  // A launch with a url: the session's first page, as a launched browser's.
+  const launched = await call(coord.client, 'coordinator_launch_browser', { url: `${pages.url}/second` });
+  assert.ok(!launched.isError, launched.text);
   assert.equal((await status(coord)).state, 'running');
   await sessionsBecome(svc, 1, 'the need once the service is back');
+  const tabs = (await call(coord.client, 'coordinator_list_tabs')).structuredContent.tabs;
+  assert.deepEqual(tabs.map((tab) => tab.url), [`${pages.url}/second`], 'the first page, in place of the blank one');
 });
