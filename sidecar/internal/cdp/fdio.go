@@ -4,11 +4,15 @@ import (
 	"errors"
 	"io"
 	"net"
+	"time"
 )
 
 // errWouldBlock: tryWrite wrote nothing, as the descriptor takes nothing
 // now (or cannot be written without waiting at all).
 var errWouldBlock = errors.New("the write would block")
+
+// maxIov bounds the parts of one write.
+const maxIov = 6
 
 // plainFDIO reads and writes through a connection's own methods.
 type plainFDIO struct{ rw io.ReadWriter }
@@ -31,4 +35,27 @@ func advance(parts [][]byte, n int) [][]byte {
 		parts[0] = parts[0][n:]
 	}
 	return parts
+}
+
+// writeSoon writes bufs whole: at once, if the descriptor takes them now
+// (no deadline to set, the usual case), else the rest waiting, for
+// WriteTimeout at most (more for a big message), set on d and cleared
+// after, so that the next try does not meet it.
+func writeSoon(f fdio, d interface{ SetWriteDeadline(time.Time) error }, bufs ...[]byte) error {
+	total := 0
+	for _, b := range bufs {
+		total += len(b)
+	}
+	n, err := f.tryWrite(bufs...)
+	if n == total {
+		return nil
+	}
+	if err != nil && !errors.Is(err, errWouldBlock) {
+		return err
+	}
+	var rest [maxIov][]byte
+	left := advance(rest[:copy(rest[:], bufs)], n)
+	_ = d.SetWriteDeadline(writeDeadline(total - n))
+	defer func() { _ = d.SetWriteDeadline(time.Time{}) }()
+	return f.writeAll(left...)
 }

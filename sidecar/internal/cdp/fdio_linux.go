@@ -116,9 +116,6 @@ func (o *fdOp) sys(trap, a1, a2, a3 uintptr) (uintptr, syscall.Errno) {
 	return r, e
 }
 
-// maxIov bounds the parts of one write.
-const maxIov = 6
-
 // write writes what it can of o.parts, one writev at a time, until all is
 // written, or the descriptor takes nothing (then it waits if o.wait).
 func (o *fdOp) write(fd uintptr) bool {

@@ -261,19 +261,7 @@ func (t *pipeTransport) writeParts(ctx context.Context, p parts) error {
 		return err
 	}
 	defer t.wmu.unlock()
-	// Most messages go at once, with no deadline to set; the rest of one
-	// that fills the pipe waits, for WriteTimeout at most.
-	n, err := t.out.tryWrite(p.head, p.body, p.tail, nul)
-	if n == p.len()+1 {
-		return nil
-	}
-	if err != nil && !errors.Is(err, errWouldBlock) {
-		return err
-	}
-	_ = t.w.SetWriteDeadline(writeDeadline(p.len() - n))
-	defer func() { _ = t.w.SetWriteDeadline(time.Time{}) }() // the next tryWrite must not meet it
-	rest := [4][]byte{p.head, p.body, p.tail, nul}
-	return t.out.writeAll(advance(rest[:], n)...)
+	return writeSoon(t.out, t.w, p.head, p.body, p.tail, nul)
 }
 
 func (t *pipeTransport) Close() error {

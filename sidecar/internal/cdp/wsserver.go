@@ -306,33 +306,12 @@ func (t *serverWS) writeParts(ctx context.Context, p parts) error {
 	return t.frameLocked(opText, p)
 }
 
-// frameLocked writes one frame, at once if the socket takes it, else
-// waiting for WriteTimeout at most.
+// frameLocked writes one frame, after what is left of one tryWrite began.
 func (t *serverWS) frameLocked(op byte, p parts) error {
 	if err := t.flushLocked(); err != nil {
 		return err
 	}
-	h := t.header(op, p.len())
-	n, err := t.io.tryWrite(h, p.head, p.body, p.tail)
-	if n == len(h)+p.len() {
-		return nil
-	}
-	if err != nil && !errors.Is(err, errWouldBlock) {
-		return err
-	}
-	rest := [4][]byte{h, p.head, p.body, p.tail}
-	return t.waitWrite(advance(rest[:], n))
-}
-
-// waitWrite writes bufs whole, with WriteTimeout (and more for a big one).
-func (t *serverWS) waitWrite(bufs [][]byte) error {
-	n := 0
-	for _, b := range bufs {
-		n += len(b)
-	}
-	_ = t.conn.SetWriteDeadline(writeDeadline(n))
-	defer func() { _ = t.conn.SetWriteDeadline(time.Time{}) }() // the next tryWrite must not meet it
-	return t.io.writeAll(bufs...)
+	return writeSoon(t.io, t.conn, t.header(op, p.len()), p.head, p.body, p.tail)
 }
 
 // tryWrite: see tryWriter.
@@ -382,7 +361,7 @@ func (t *serverWS) flushLocked() error {
 	if !t.pending.Load() {
 		return nil
 	}
-	err := t.waitWrite([][]byte{t.rest})
+	err := writeSoon(t.io, t.conn, t.rest)
 	t.rest = nil
 	t.pending.Store(false)
 	return err
