@@ -235,7 +235,13 @@ func (t *pipeTransport) room() error {
 	if len(t.buf) > MaxMessage {
 		return fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
 	}
-	grown := make([]byte, min(4*len(t.buf), MaxMessage+1)) // four times: fewer copies of a growing screenshot
+	// Four times while small (fewer copies of a growing screenshot), then
+	// twice: a 64 MiB answer must not hold 256 MiB.
+	factor := 4
+	if len(t.buf) >= 16<<20 {
+		factor = 2
+	}
+	grown := make([]byte, min(factor*len(t.buf), MaxMessage+1))
 	copy(grown, t.buf[:t.end])
 	t.buf = grown
 	return nil
