@@ -2,8 +2,13 @@
 // Chrome DevTools Protocol, and the one place that does.
 //
 //   - A Transport carries whole messages: a WebSocket (a browser's port, VS
-//     Code's, a remote service's) or Chromium's --remote-debugging-pipe
-//     (NUL-separated JSON on two file descriptors). A caller's context
+//     Code's, a remote service's; ServerWebSocket for the proxy's clients)
+//     or Chromium's --remote-debugging-pipe (NUL-separated JSON on two file
+//     descriptors). The pipe and a client's WebSocket read into buffers
+//     they keep and write a message from its parts in one writev, with
+//     raw system calls on Linux (fdio_linux.go): the proxy's round trip
+//     allocates nothing and wakes no goroutine but the two readers. A
+//     caller's context
 //     counts only until its write starts; every write then has
 //     WriteTimeout: a peer that stops reading cannot block its callers
 //     forever, and no caller cuts a message short on a shared connection.
@@ -48,8 +53,11 @@
 //   - A Relay serves a client Transport with a Peer, through a Policy that
 //     may answer, rewrite or refuse what passes (the proxy's relays have
 //     none: the policies are the virtual browser's hook).
-//     What the peer delivers waits in the relay's queue, so a client that
-//     reads slowly never holds up the connection's reader; one that lets
-//     more than MaxQueued wait is cut off. A relay that ends writes what
+//     What the peer delivers is written by the connection's reader itself
+//     when the client's socket takes it at once (tryWrite: no hand-off);
+//     otherwise it waits, copied, in the relay's queue for the relay's
+//     writer, so a client that reads slowly never holds up the
+//     connection's reader; one that lets more than MaxQueued wait is cut
+//     off. A relay that ends writes what
 //     waits, then tells a WebSocket client why in its close frame.
 package cdp

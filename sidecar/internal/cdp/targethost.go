@@ -288,7 +288,7 @@ func (h *TargetHost) take(att *attached, id int64) func(json.RawMessage, error) 
 // is not copied here: its result is a slice of the message.
 func (h *TargetHost) deliver(tab int, att *attached, data []byte) {
 	env := peekBrowser(data)
-	if env.id.Exists() {
+	if env.hasID {
 		id, ok := env.numericID()
 		if !ok {
 			return
@@ -308,10 +308,10 @@ func (h *TargetHost) deliver(tab int, att *attached, data []byte) {
 		done(nil, e)
 		return
 	}
-	if env.method == "" {
+	if len(env.method) == 0 {
 		return
 	}
-	m := &Message{SessionID: env.session, Method: env.method, Params: slice(data, gjson.GetBytes(data, "params"))}
+	m := &Message{SessionID: string(env.session), Method: string(env.method), Params: slice(data, gjson.GetBytes(data, "params"))}
 	if h.event != nil {
 		h.mu.Lock()
 		t := h.tabs[tab]

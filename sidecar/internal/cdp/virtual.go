@@ -332,12 +332,12 @@ func rawMessage(id *int64, method string, raw json.RawMessage, session string) [
 		b = strconv.AppendInt(append(b, `{"id":`...), *id, 10)
 		b = append(b, `,"result":`...)
 	} else {
-		b = appendString(append(b, `{"method":`...), method)
+		b = appendString(append(b, `{"method":`...), []byte(method))
 		b = append(b, `,"params":`...)
 	}
 	b = append(b, raw...)
 	if session != "" {
-		b = appendString(append(b, `,"sessionId":`...), session)
+		b = appendString(append(b, `,"sessionId":`...), []byte(session))
 	}
 	return append(b, '}')
 }

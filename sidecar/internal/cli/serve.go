@@ -180,6 +180,7 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 }
 
 func runServe(args []string) int {
+	collectAfterStart()
 	f, code, ok := parseServe(args)
 	if !ok {
 		return code
