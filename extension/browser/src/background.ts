@@ -20,13 +20,6 @@ let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let lastError: string | undefined;
 let joiner = new Joiner();
 
-// A later turn of the event loop, without setTimeout's clamping: what the
-// bridge sends during one turn (the browser's events as they come) goes
-// out together at the start of the next.
-const turn = new MessageChannel();
-const turnQueue: Array<() => void> = [];
-turn.port1.onmessage = () => turnQueue.shift()?.();
-
 const links = new Links({
   dial: (url, events) => {
     const ws = new WebSocket(url);
@@ -41,10 +34,10 @@ const links = new Links({
     return true;
   },
   deliver: (msg) => bridge.handle(msg),
-  later: (fn) => {
-    turnQueue.push(fn);
-    turn.port2.postMessage(null);
-  },
+  // The end of this turn of the event loop (measured: a later turn, through
+  // a MessageChannel, cost every answer 0.1 ms and merged almost nothing: the
+  // browser delivers its events one task each).
+  later: (fn) => queueMicrotask(fn),
   log,
 });
 

@@ -30,8 +30,11 @@ const requestTTL = 10 * time.Second
 // host's socket from hello to end, and the channel (channel.go) once the
 // extension opened it. Until the way is settled (the channel, or the host
 // when the extension could not open it) nothing is written; then every
-// request goes the one way, in order, batched: what is queued while the
-// writer writes goes out in its next single write.
+// request goes the one way, in order, batched: the goroutine that sends a
+// request writes it itself when no write is under way (no hand-off to a
+// writer: measured, that cost a request 0.1 to 0.3 ms on a busy machine);
+// what is queued while one is under way goes out in that writer's next
+// single write.
 //
 // Its state is the Conn's, under c.mu: one lock for the connection, its
 // requests and its messages out.
@@ -40,13 +43,14 @@ type link struct {
 	host  net.Conn
 	hello nativemsg.Hello // the host's: host, extension, browser
 	offer *offer
-	wake  *sync.Cond // the writer's, on c.mu
 	// ended is closed once the link has failed (dead set).
 	ended chan struct{}
 
 	// under c.mu
 	settled bool            // the way is decided
 	ws      *websocket.Conn // the channel; nil: through the host
+	writing bool            // a goroutine is writing (and writes what is queued before it stops)
+	wbuf    []byte          // the writer's, to join a batch
 	next    int64
 	calls   map[int64]func(nativemsg.Fields, error)
 	queue   [][]byte
@@ -73,7 +77,6 @@ func (c *Conn) dialLink(socket string, me nativemsg.Coordinator, o *offer) (*lin
 		return nil, fmt.Errorf("connect to the native host at %s: %w", socket, err)
 	}
 	l := &link{c: c, host: conn, offer: o, calls: map[int64]func(nativemsg.Fields, error){}, ended: make(chan struct{})}
-	l.wake = sync.NewCond(&c.mu)
 	hello, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Coordinator: &me, Channel: &o.Channel})
 	if err := nativemsg.WriteFrame(conn, binary.LittleEndian, hello); err != nil {
 		conn.Close()
@@ -106,7 +109,6 @@ func (c *Conn) dialLink(socket string, me nativemsg.Coordinator, o *offer) (*lin
 func (l *link) run() {
 	var wg sync.WaitGroup
 	wg.Go(l.readHost)
-	wg.Go(l.write)
 	wg.Go(func() {
 		select {
 		case ws := <-l.offer.accepted:
@@ -126,17 +128,17 @@ func (l *link) run() {
 // of why. false when the link has ended meanwhile.
 func (l *link) settle(ws *websocket.Conn, why string) bool {
 	l.c.mu.Lock()
-	defer l.c.mu.Unlock()
 	if l.dead != nil || l.settled {
+		l.c.mu.Unlock()
 		return false
 	}
 	l.settled, l.ws = true, ws
-	l.wake.Broadcast()
 	if ws == nil {
 		l.c.log.Info("the browser extension could not open its channel to this coordinator; its messages go through the native host", "why", why)
 	} else {
 		l.c.log.Debug("the browser extension opened its channel")
 	}
+	l.flushLocked() // what was asked meanwhile
 	return true
 }
 
@@ -248,8 +250,7 @@ func (l *link) request(body []byte, done func(nativemsg.Fields, error)) {
 	}
 	l.calls[id] = done
 	l.queue = append(l.queue, msg)
-	l.wake.Signal()
-	l.c.mu.Unlock()
+	l.flushLocked()
 }
 
 // call is request for goroutines that can wait.
@@ -289,21 +290,18 @@ func (l *link) answer(f nativemsg.Fields) {
 	done(f, nil)
 }
 
-// write sends what is queued, once the way is settled: everything queued
-// meanwhile in one write.
-func (l *link) write() {
-	var buf []byte
-	for {
-		l.c.mu.Lock()
-		for (!l.settled || len(l.queue) == 0) && l.dead == nil {
-			l.wake.Wait()
-		}
-		if l.dead != nil {
-			l.c.mu.Unlock()
-			return
-		}
-		batch, ws := l.queue, l.ws
-		l.queue = nil
+// flushLocked writes what is queued, unless the way is not settled yet or
+// another goroutine is writing (it writes this too before it stops). It is
+// called with c.mu held, and releases it.
+func (l *link) flushLocked() {
+	if l.writing || !l.settled || l.dead != nil {
+		l.c.mu.Unlock()
+		return
+	}
+	l.writing = true
+	for len(l.queue) > 0 && l.dead == nil {
+		batch, ws, buf := l.queue, l.ws, l.wbuf
+		l.queue, l.wbuf = nil, nil
 		l.c.mu.Unlock()
 		var err error
 		if ws != nil {
@@ -321,11 +319,17 @@ func (l *link) write() {
 		} else {
 			err = nativemsg.WriteFrames(l.host, binary.LittleEndian, batch)
 		}
+		l.c.mu.Lock()
+		l.wbuf = buf
 		if err != nil {
+			l.writing = false
+			l.c.mu.Unlock()
 			l.fail(fmt.Errorf("%w: %v", ErrDisconnected, err))
 			return
 		}
 	}
+	l.writing = false
+	l.c.mu.Unlock()
 }
 
 // closeHostGone is the channel's close code when the host went away: the
@@ -357,7 +361,6 @@ func (l *link) fail(err error) {
 	l.calls = nil
 	l.queue = nil
 	ws := l.ws
-	l.wake.Broadcast()
 	l.c.mu.Unlock()
 	close(l.ended)
 	l.host.Close()
