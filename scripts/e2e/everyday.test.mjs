@@ -14,7 +14,7 @@ import path from 'node:path';
 import { startCoordinator, startWrapped, call, everydayDirs } from '../lib/mcp.mjs';
 import { startPageServer } from '../lib/pageserver.mjs';
 import { startChromium } from '../lib/chromium.mjs';
-import { startUserBrowser } from '../lib/userbrowser.mjs';
+import { startUserBrowser, hostPids } from '../lib/userbrowser.mjs';
 import { alive, waitUntil } from '../lib/procs.mjs';
 import { stateOf } from '../lib/statefiles.mjs';
 
@@ -212,6 +212,71 @@ test('everyday: a coordinator killed with -9 leaves no tab behind: its agent tab
   }
   assert.ok(await user.hasPage(`${pages.url}/?other`), 'the tab of the coordinator of another folder, still running, stays');
   assert.deepEqual(await tabURLs(other), [`${pages.url}/?other`], 'and that coordinator still works in it');
+});
+
+test('everyday: each reconnection of the native host gives Playwright MCP back the tab it had: no tab piles up', async (t) => {
+  const { stateDir, cwd } = session('pile');
+  const user = await startUserBrowser({ stateDir, profileRoot: work });
+  t.after(() => user.stop());
+  const coord = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => coord.close());
+  const pw = await startWrapped('playwright', { stateDir, cwd });
+  t.after(() => pw.close());
+  const agentTabs = async () => (await user.targets()).filter((x) => x.type === 'page' && x.url.startsWith(`${pages.url}/?pile`)).map((x) => x.url);
+  assert.match((await call(pw.client, 'browser_navigate', { url: `${pages.url}/?pile=0` })).text, /Coordinator test page/);
+  for (let i = 1; i <= 3; i++) {
+    // The native host goes (killed); the extension starts another, the coordinator reconnects.
+    const [host] = hostPids(stateDir);
+    process.kill(host, 'SIGKILL');
+    await waitUntil(() => !alive(host), { what: 'the native host to be gone' });
+    await statusUntil(coord, (x) => x.everyday?.connected && x.everyday.hostPid !== host, 'the coordinator to reconnect through a new host');
+    await waitUntil(async () => {
+      const r = await call(pw.client, 'browser_navigate', { url: `${pages.url}/?pile=${i}` }, { allowError: true });
+      return !r.isError && /Coordinator test page/.test(r.text);
+    }, { timeout: 30_000, what: 'Playwright MCP to work again' });
+    // Seen in the browser itself: one agent tab, the one it had, at the new page.
+    assert.deepEqual(await agentTabs(), [`${pages.url}/?pile=${i}`], `after reconnection ${i} the agent has one tab`);
+  }
+});
+
+test('everyday: two coordinators of one folder: one that stops closes its own tabs, never the other\'s', async (t) => {
+  const { stateDir, cwd } = session('samefolder');
+  const user = await startUserBrowser({ stateDir, profileRoot: work });
+  t.after(() => user.stop());
+  const a = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => a.close());
+  const b = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => b.close());
+  await call(a.client, 'coordinator_open_tab', { url: `${pages.url}/?a` });
+  await call(b.client, 'coordinator_open_tab', { url: `${pages.url}/?b` });
+  await waitUntil(async () => (await tabURLs(b)).length === 2, { what: 'B to see both agent tabs of its folder' });
+
+  await a.exit(); // its own clean shutdown: it closes the tabs it opened
+  await waitUntil(async () => !(await user.hasPage(`${pages.url}/?a`)), { what: 'A\'s tab to close at its exit' });
+  assert.ok(await user.hasPage(`${pages.url}/?b`), 'B\'s tab stays open');
+  assert.deepEqual(await tabURLs(b), [`${pages.url}/?b`], 'and B still works in it');
+  assert.match((await call(b.client, 'coordinator_list_tabs')).text, /\?b/);
+});
+
+test('everyday: a grace period outlives the service worker: stopped mid-grace and woken, it still closes the killed coordinator\'s tab', async (t) => {
+  const { stateDir, cwd } = session('swgrace');
+  const user = await startUserBrowser({ stateDir, profileRoot: work });
+  t.after(() => user.stop());
+  const coord = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+  t.after(() => coord.close());
+  await call(coord.client, 'coordinator_open_tab', { url: `${pages.url}/?orphan` });
+  process.kill(coord.pid, 'SIGKILL');
+  await waitUntil(() => !alive(coord.pid), { what: 'the killed coordinator to be gone' });
+  // The extension has seen the coordinator go, and started the grace period ...
+  await waitUntil(async () => (await user.inExtension("chrome.runtime.sendMessage({ type: 'popup:get' }).then((s) => s.clients.length)")) === 0,
+    { timeout: 30_000, what: 'the extension to see the coordinator gone' });
+  // ... and the browser stops its service worker before it ends.
+  await user.stopServiceWorker();
+  await waitUntil(() => hostPids(stateDir).length === 0, { what: 'the native host to go with the worker' });
+  // Something wakes the worker (the user opens a tab): the grace period goes on and ends.
+  await user.call('Target.createTarget', { url: `${pages.url}/second?wake` });
+  await waitUntil(async () => !(await user.hasPage(`${pages.url}/?orphan`)), { timeout: 60_000, what: 'the killed coordinator\'s tab to close' });
+  assert.ok(await user.hasPage(`${pages.url}/second?wake`), 'the user\'s tab stays');
 });
 
 /** This process's (pid's) established TCP connections to 127.0.0.1:port. */

@@ -12,7 +12,7 @@ import { zipEntries } from './zip.mjs';
 export const sourceDir = path.join(root, 'extension', 'browser');
 export const compiledDir = path.join(root, 'out', 'browser');
 export const unpackedDir = path.join(root, 'dist', 'browser-extension');
-const shipped = ['background.js', 'bridge.js', 'chromeApi.js', 'protocol.js', 'popup.js', 'popupView.js'];
+const shipped = ['background.js', 'bridge.js', 'chromeApi.js', 'links.js', 'protocol.js', 'popup.js', 'popupView.js'];
 
 export function zipPath() {
   return path.join(root, 'dist', `browser-coordinator-extension-${packageVersion()}.zip`);

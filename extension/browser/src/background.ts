@@ -1,10 +1,13 @@
 // The service worker: connects to the native host (which keeps the worker
 // alive while connected), reconnects when the port drops, and wires the
-// browser's events and the popup to the Bridge. Listeners are registered at
-// the top level so that the browser wakes a stopped worker for them.
+// browser's events and the popup to the Bridge, and the Bridge to the
+// coordinators (Links: each one's channel, or the port). Listeners are
+// registered at the top level so that the browser wakes a stopped worker
+// for them.
 import { Bridge, type Persisted } from './bridge.js';
 import { chromeBrowser } from './chromeApi.js';
-import { HOST_NAME, Joiner, Splitter, type BrowserInfo, type Message } from './protocol.js';
+import { Links } from './links.js';
+import { HOST_NAME, Joiner, type BrowserInfo, type Message } from './protocol.js';
 
 const log = (msg: string) => console.log(`[browser-coordinator] ${msg}`);
 
@@ -15,32 +18,48 @@ let port: chrome.runtime.Port | undefined;
 let retryDelay = 1000;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let lastError: string | undefined;
-const splitter = new Splitter();
+let joiner = new Joiner();
 
-function send(msg: Message): void {
-  if (!port) return;
-  try {
-    for (const part of splitter.split(msg)) port.postMessage(part);
-  } catch (err) {
-    log(`cannot send ${msg.type}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
+const links = new Links({
+  dial: (url, events) => {
+    const ws = new WebSocket(url);
+    ws.onopen = () => events.open();
+    ws.onmessage = (e: MessageEvent) => events.message(typeof e.data === 'string' ? e.data : '');
+    ws.onclose = (e: CloseEvent) => events.closed(e.code, e.reason);
+    return ws;
+  },
+  post: (msg) => {
+    if (!port) return false;
+    port.postMessage(msg);
+    return true;
+  },
+  deliver: (msg) => bridge.handle(msg),
+  // The end of this turn of the event loop (measured: a later turn, through
+  // a MessageChannel, cost every answer 0.1 ms and merged almost nothing: the
+  // browser delivers its events one task each).
+  later: (fn) => queueMicrotask(fn),
+  log,
+});
 
 // Written at once, not batched: the browser may stop this worker at any
-// moment, and a tab the agent opened a moment before must come back with it.
+// moment, and a tab the agent opened a moment before must come back with
+// it, as must a grace period under way (an alarm wakes the worker for its end).
 function save(p: Persisted): void {
-  void chrome.storage.session.set({ bridge: { agentTabs: p.agentTabs, shared: p.shared } });
+  void chrome.storage.session.set({ bridge: { agentTabs: p.agentTabs, shared: p.shared, orphans: p.orphans } });
   void chrome.storage.local.set({ allTabs: p.allTabs });
+  const end = bridge.nextGraceEnd;
+  if (end === undefined) void chrome.alarms.clear('grace');
+  else void chrome.alarms.create('grace', { when: end });
 }
 
-const bridge = new Bridge(chromeBrowser, send, save, log);
+const bridge = new Bridge(chromeBrowser, (msg) => links.send(msg), save, log);
 bridge.browserInfo = browserInfo();
 bridge.changed = () => void updateBadge();
 
 const restored: Promise<void> = (async () => {
   bridge.browserInfo = await fullVersion(bridge.browserInfo);
   const [session, local] = (await Promise.all([chrome.storage.session.get('bridge'), chrome.storage.local.get('allTabs')])) as [{ bridge?: Partial<Persisted> }, { allTabs?: unknown }];
-  await bridge.restore({ agentTabs: session.bridge?.agentTabs ?? {}, shared: session.bridge?.shared ?? {}, allTabs: !!local.allTabs });
+  await bridge.restore({ agentTabs: session.bridge?.agentTabs ?? {}, shared: session.bridge?.shared ?? {}, allTabs: !!local.allTabs, orphans: session.bridge?.orphans ?? [] });
   // Debugger sessions of a previous worker may outlive it: let go of them,
   // the coordinators attach again.
   for (const t of await chrome.debugger.getTargets()) {
@@ -64,10 +83,15 @@ chrome.debugger.onEvent.addListener(after((source, method, params) => {
 chrome.debugger.onDetach.addListener(after((source, reason) => {
   if (source.tabId !== undefined) bridge.onDebuggerDetach(source.tabId, reason);
 }));
-chrome.runtime.onSuspend.addListener(() => bridge.goingAway("the browser extension's service worker is stopping"));
+chrome.runtime.onSuspend.addListener(() => {
+  bridge.goingAway("the browser extension's service worker is stopping");
+  links.flush();
+});
 chrome.runtime.onStartup.addListener(() => void restored.then(connect));
 chrome.runtime.onInstalled.addListener(() => void restored.then(connect));
 chrome.alarms.onAlarm.addListener((alarm) => {
+  // 'grace' needs nothing more: waking the worker restored the grace
+  // periods, and one that has ended ends now.
   if (alarm.name === 'reconnect' && !port) void restored.then(connect);
 });
 void chrome.alarms.create('reconnect', { periodInMinutes: 1 });
@@ -110,7 +134,7 @@ function connect(): void {
   if (port) return;
   clearTimeout(retryTimer);
   retryTimer = undefined;
-  const joiner = new Joiner();
+  joiner = new Joiner();
   let p: chrome.runtime.Port;
   try {
     p = chrome.runtime.connectNative(HOST_NAME);
@@ -126,7 +150,8 @@ function connect(): void {
       const msg = joiner.add(raw);
       if (!msg) return;
       if (msg.type === 'hello') retryDelay = 1000;
-      bridge.handle(msg);
+      if (msg.type === 'clientDisconnected' && typeof msg.client === 'string') joiner.drop(msg.client);
+      links.fromHost(msg);
     } catch (err) {
       log(`a message from the native host that is not the protocol: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -138,10 +163,11 @@ function connect(): void {
       : why;
     log(`native host disconnected: ${why}`);
     if (port === p) port = undefined;
+    links.hostGone();
     bridge.hostGone();
     scheduleReconnect();
   });
-  send(bridge.hello({ id: chrome.runtime.id, version: chrome.runtime.getManifest().version }, bridge.browserInfo));
+  p.postMessage(bridge.hello({ id: chrome.runtime.id, version: chrome.runtime.getManifest().version }, bridge.browserInfo));
   void updateBadge();
 }
 

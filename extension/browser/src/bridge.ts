@@ -22,6 +22,8 @@ export interface Browser {
   createTab(url: string, active: boolean): Promise<RawTab>;
   removeTab(tabId: number): Promise<void>;
   activateTab(tabId: number): Promise<void>;
+  /** Loads url in the tab (chrome.tabs.update). */
+  navigateTab(tabId: number, url: string): Promise<void>;
   /** The page target id of each tab (chrome.debugger.getTargets). */
   targetIds(): Promise<Map<number, string>>;
   attach(tabId: number): Promise<void>;
@@ -29,14 +31,31 @@ export interface Browser {
   sendCommand(tabId: number, sessionId: string | undefined, method: string, params: unknown): Promise<unknown>;
 }
 
+/** The coordinator an agent tab belongs to: its folder (whose coordinators
+ * all see it) and the process that opened it or took it over (the one
+ * that closes it when it lets go). */
+export interface Owner {
+  folder: string;
+  pid: number;
+}
+
+/** A coordinator that vanished: its tabs close at `until` (ms since the
+ * epoch), or go to another coordinator of its folder, unless it comes
+ * back first. */
+export interface Orphan extends Owner {
+  until: number;
+}
+
 /** What survives the service worker being stopped (chrome.storage.session)
  * and, for allTabs, the browser restarting (chrome.storage.local). */
 export interface Persisted {
-  /** tab id → the folder of the coordinator that opened it */
-  agentTabs: Record<string, string>;
+  /** tab id → the coordinator that opened it */
+  agentTabs: Record<string, Owner>;
   /** tab id → the folders the user shared it with */
   shared: Record<string, string[]>;
   allTabs: boolean;
+  /** the grace periods under way: a stopped worker picks them up again */
+  orphans?: Orphan[];
 }
 
 export interface Client extends CoordinatorInfo {
@@ -66,22 +85,25 @@ const OPENABLE = /^(https?:|about:blank$|data:|file:)/;
  * before they close. */
 export const ORPHAN_GRACE_MS = 10_000;
 
-/** The timers the bridge waits with (setTimeout; a fake in the tests). */
+/** The clock and timers the bridge waits with (Date.now and setTimeout; a
+ * fake in the tests). */
 export interface Timers {
   set(fn: () => void, ms: number): unknown;
   clear(handle: unknown): void;
+  now(): number;
 }
 
 const realTimers: Timers = {
   set: (fn, ms) => setTimeout(fn, ms),
   clear: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+  now: () => Date.now(),
 };
 
 type Send = (msg: Message) => void;
 
 export class Bridge {
   private clients = new Map<string, Client>();
-  private agentTabs = new Map<number, string>();
+  private agentTabs = new Map<number, Owner>();
   private shared = new Map<number, Set<string>>();
   private allTabs = false;
   /** tab id → the clients attached to it through chrome.debugger */
@@ -92,8 +114,8 @@ export class Bridge {
   private hostReady = false;
   private fatal: string | undefined;
   private onChange: () => void = () => {};
-  /** folder → the timer that closes its agent tabs, once its last coordinator vanished */
-  private orphans = new Map<string, unknown>();
+  /** the coordinators that vanished, with the timers that end their grace */
+  private orphans: Array<Orphan & { timer: unknown }> = [];
 
   constructor(
     private readonly browser: Browser,
@@ -113,14 +135,27 @@ export class Bridge {
   async restore(p: Persisted | undefined): Promise<void> {
     if (p) {
       this.allTabs = !!p.allTabs;
-      for (const [k, v] of Object.entries(p.agentTabs ?? {})) this.agentTabs.set(Number(k), v);
+      for (const [k, v] of Object.entries(p.agentTabs ?? {})) {
+        if (v && typeof v.folder === 'string') this.agentTabs.set(Number(k), { folder: v.folder, pid: Number(v.pid) });
+      }
       for (const [k, v] of Object.entries(p.shared ?? {})) this.shared.set(Number(k), new Set(v));
     }
     await this.refreshTabs();
     for (const id of [...this.agentTabs.keys(), ...this.shared.keys()]) {
       if (!this.tabs.has(id)) this.forget(id); // closed while the worker was stopped
     }
+    // A grace period the stopped worker was counting goes on where it was
+    // (or ends now, if it ended meanwhile).
+    for (const o of p?.orphans ?? []) {
+      if (typeof o?.folder === 'string' && typeof o.until === 'number') this.startGrace({ folder: o.folder, pid: Number(o.pid) }, o.until);
+    }
     this.persist();
+  }
+
+  /** When the next grace period ends (ms since the epoch), if one runs:
+   * background.ts sets an alarm then, which wakes a stopped worker. */
+  get nextGraceEnd(): number | undefined {
+    return this.orphans.length ? Math.min(...this.orphans.map((o) => o.until)) : undefined;
   }
 
   private async refreshTabs(): Promise<void> {
@@ -166,22 +201,29 @@ export class Bridge {
       case 'clientConnected': {
         const c = msg.coordinator as CoordinatorInfo | undefined;
         if (typeof msg.client !== 'string' || !c) return;
-        this.clients.set(msg.client, { id: msg.client, folder: String(c.folder), pid: Number(c.pid), version: c.version });
+        const client: Client = { id: msg.client, folder: String(c.folder), pid: Number(c.pid), version: c.version };
+        this.clients.set(msg.client, client);
         this.told.set(msg.client, new Set());
-        this.adopt(String(c.folder));
+        this.adopt(client);
         this.onChange();
         return;
       }
       case 'clientDisconnected': {
-        // The host saw the coordinator's connection end. One that let go
-        // on purpose closed its tabs before; one that vanished (killed,
-        // crashed) left them: they close unless it comes back in time.
-        const folder = typeof msg.client === 'string' ? this.clients.get(msg.client)?.folder : undefined;
-        if (folder === undefined) return;
-        this.dropClient(msg.client as string);
-        this.orphan(folder);
+        // The coordinator's connection ended. One that let go on purpose
+        // closed its tabs before; one that vanished (killed, crashed) left
+        // them: they wait for it (or another coordinator of its folder).
+        const client = typeof msg.client === 'string' ? this.clients.get(msg.client) : undefined;
+        if (!client) return;
+        this.dropClient(client.id);
+        this.startGrace(client, this.timers.now() + this.graceMs);
+        this.persist();
         return;
       }
+      case 'clientLeft':
+        // It let go because its native host went away: it comes back
+        // through the next one, its tabs still its own.
+        if (typeof msg.client === 'string') this.dropClient(msg.client);
+        return;
     }
     const client = typeof msg.client === 'string' ? this.clients.get(msg.client) : undefined;
     if (!client) {
@@ -193,6 +235,13 @@ export class Bridge {
       return;
     }
     const id = msg.id;
+    const late = typeof msg.expires === 'number' ? this.timers.now() - msg.expires : 0;
+    if (late > 0) {
+      // Its caller has given up: a tab opened or a click made now would
+      // surprise the agent that retried, and the user.
+      this.send({ type: 'error', client: client.id, id, error: { message: `${msg.type} reached the browser ${late} ms after its caller stopped waiting (the browser was busy): it was not carried out` } });
+      return;
+    }
     this.request(client, msg).then(
       (answer) => this.send({ ...answer, client: client.id, id }),
       (err: unknown) => this.send({ type: 'error', client: client.id, id, error: { message: err instanceof Error ? err.message : String(err) } }),
@@ -230,27 +279,45 @@ export class Bridge {
     this.onChange();
   }
 
-  /** Starts the grace period of folder's agent tabs if no coordinator of
-   * folder is left: when it ends with none back, they close. The tabs the
-   * user kept or shared stay. */
-  private orphan(folder: string): void {
-    if (this.orphans.has(folder) || [...this.clients.values()].some((c) => c.folder === folder)) return;
-    const timer = this.timers.set(() => {
-      this.orphans.delete(folder);
-      for (const [tabId, f] of this.agentTabs) {
-        if (f !== folder || this.shared.has(tabId)) continue;
-        this.log(`closing tab ${tabId}: the coordinator of ${folder} that opened it went away without closing it`);
-        this.browser.removeTab(tabId).catch((err: unknown) => this.log(`cannot close tab ${tabId}: ${String(err)}`));
-      }
-    }, this.graceMs);
-    this.orphans.set(folder, timer);
+  /** Starts the grace period of a coordinator that vanished: at until its
+  * agent tabs go to another coordinator of its folder, or close if none
+  * is there. The tabs the user kept or shared stay. */
+  private startGrace(who: Owner, until: number): void {
+    if (this.orphans.some((o) => o.folder === who.folder && o.pid === who.pid)) return;
+    if (![...this.agentTabs.values()].some((o) => o.folder === who.folder && o.pid === who.pid)) return;
+    const entry = { ...who, until, timer: undefined as unknown };
+    entry.timer = this.timers.set(() => this.endGrace(entry), Math.max(0, until - this.timers.now()));
+    this.orphans.push(entry);
   }
 
-  /** A coordinator of folder is (back) here: its agent tabs stay, its own again. */
-  private adopt(folder: string): void {
-    if (!this.orphans.has(folder)) return;
-    this.timers.clear(this.orphans.get(folder));
-    this.orphans.delete(folder);
+  private endGrace(entry: Orphan & { timer: unknown }): void {
+    this.orphans = this.orphans.filter((o) => o !== entry);
+    const heir = [...this.clients.values()].find((c) => c.folder === entry.folder);
+    for (const [tabId, o] of this.agentTabs) {
+      if (o.folder !== entry.folder || o.pid !== entry.pid || this.shared.has(tabId)) continue;
+      if (heir) {
+        this.log(`tab ${tabId} goes to the coordinator of ${entry.folder} (pid ${heir.pid}): the one that opened it went away`);
+        this.agentTabs.set(tabId, { folder: heir.folder, pid: heir.pid });
+        this.sync(tabId);
+        continue;
+      }
+      this.log(`closing tab ${tabId}: the coordinator of ${entry.folder} that opened it went away without closing it`);
+      this.browser.removeTab(tabId).catch((err: unknown) => this.log(`cannot close tab ${tabId}: ${String(err)}`));
+    }
+    this.persist();
+  }
+
+  /** A coordinator is (back) here: its own tabs wait no more; the tabs of
+   * one of its folder that vanished become its own. */
+  private adopt(client: Client): void {
+    const mine = this.orphans.filter((o) => o.folder === client.folder);
+    if (!mine.length) return;
+    for (const o of mine) this.timers.clear(o.timer);
+    this.orphans = this.orphans.filter((o) => o.folder !== client.folder);
+    for (const [tabId, o] of this.agentTabs) {
+      if (o.folder === client.folder && mine.some((m) => m.pid === o.pid)) this.agentTabs.set(tabId, { folder: client.folder, pid: client.pid });
+    }
+    this.persist();
   }
 
   // ---- requests ----
@@ -261,6 +328,8 @@ export class Bridge {
         return this.connect(client);
       case 'openTab':
         return this.openTab(client, msg.url, msg.focus);
+      case 'reuseTab':
+        return this.reuseTab(client, msg.tabId, msg.url, msg.focus);
       case 'focusTab':
         return this.focusTab(client, msg.tabId);
       case 'closeTab':
@@ -298,7 +367,7 @@ export class Bridge {
     }
     const raw = await this.browser.createTab(url, focus !== false);
     if (raw.id === undefined) throw new Error('the browser opened no tab');
-    this.agentTabs.set(raw.id, client.folder);
+    this.agentTabs.set(raw.id, { folder: client.folder, pid: client.pid });
     this.persist();
     const targets = await this.browser.targetIds();
     const info = toInfo(raw, targets.get(raw.id) ?? '');
@@ -306,6 +375,21 @@ export class Bridge {
     this.sync(raw.id);
     this.onChange();
     return { type: 'result', result: this.view(client, info) };
+  }
+
+  /** A tab the coordinator's connection took back, given to a new tab the
+   * agent asked for: at url (about:blank leaves it as it is), in front if
+   * focus. Only this coordinator's own agent tab. */
+  private async reuseTab(client: Client, tabId: unknown, url: unknown, focus: unknown): Promise<Message> {
+    const tab = this.seenTab(client, tabId);
+    const o = this.agentTabs.get(tab.id);
+    if (o?.folder !== client.folder || o.pid !== client.pid) throw new Error(`tab ${tab.id} is not a tab this coordinator opened`);
+    if (typeof url !== 'string' || !OPENABLE.test(url)) {
+      throw new Error(`reuseTab needs a url that is http(s), file, data or about:blank, got ${JSON.stringify(url)}`);
+    }
+    if (url !== 'about:blank') await this.browser.navigateTab(tab.id, url);
+    if (focus !== false) await this.browser.activateTab(tab.id);
+    return { type: 'result', result: this.view(client, tab) };
   }
 
   private async focusTab(client: Client, tabId: unknown): Promise<Message> {
@@ -316,7 +400,7 @@ export class Bridge {
 
   private async closeTab(client: Client, tabId: unknown): Promise<Message> {
     const tab = this.seenTab(client, tabId);
-    if (this.agentTabs.get(tab.id) !== client.folder) {
+    if (this.agentTabs.get(tab.id)?.folder !== client.folder) {
       throw new Error(`tab ${tab.id} (${tab.title || tab.url}) was not opened by the agent: the coordinator never closes the user's tabs`);
     }
     await this.browser.removeTab(tab.id);
@@ -399,7 +483,7 @@ export class Bridge {
    * the browser sets that for tabs the user opens next to another, too.) */
   onNavigationTarget(sourceTabId: number, tabId: number): void {
     const opener = this.agentTabs.get(sourceTabId);
-    if (opener !== undefined && !this.agentTabs.has(tabId)) this.agentTabs.set(tabId, opener);
+    if (opener !== undefined && !this.agentTabs.has(tabId)) this.agentTabs.set(tabId, { ...opener });
     const sharedWith = this.shared.get(sourceTabId);
     if (sharedWith && !this.shared.has(tabId)) this.shared.set(tabId, new Set(sharedWith));
     const tab = this.tabs.get(tabId);
@@ -478,7 +562,7 @@ export class Bridge {
         title: active.title,
         url: active.url,
         sharedWith: [...(this.shared.get(active.id) ?? [])],
-        openedBy: this.agentTabs.get(active.id),
+        openedBy: this.agentTabs.get(active.id)?.folder,
       },
     };
   }
@@ -493,10 +577,10 @@ export class Bridge {
    * user's, shared with that agent's coordinators, so their stop or exit no
    * longer closes it and they can never close it. */
   keep(tabId: number): void {
-    const folder = this.agentTabs.get(tabId);
-    if (folder === undefined) throw new Error(`tab ${tabId} was not opened by an agent`);
+    const owner = this.agentTabs.get(tabId);
+    if (owner === undefined) throw new Error(`tab ${tabId} was not opened by an agent`);
     this.agentTabs.delete(tabId);
-    this.addShare(tabId, folder);
+    this.addShare(tabId, owner.folder);
   }
 
   private addShare(tabId: number, folder: string): void {
@@ -530,7 +614,7 @@ export class Bridge {
   private visible(client: Client, tabId: number): boolean {
     const tab = this.tabs.get(tabId);
     if (!tab) return false;
-    if (this.agentTabs.get(tabId) === client.folder) return true;
+    if (this.agentTabs.get(tabId)?.folder === client.folder) return true;
     if (this.shared.get(tabId)?.has(client.folder)) return true;
     return this.allTabs && !isRestrictedUrl(tab.url);
   }
@@ -564,7 +648,9 @@ export class Bridge {
   }
 
   private view(client: Client, tab: TabInfo): TabInfo {
-    return { ...tab, agent: this.agentTabs.get(tab.id) === client.folder };
+    const o = this.agentTabs.get(tab.id);
+    const agent = o?.folder === client.folder;
+    return { ...tab, agent, ...(agent && o.pid === client.pid ? { own: true } : {}) };
   }
 
   private forget(tabId: number): void {
@@ -574,9 +660,10 @@ export class Bridge {
 
   private persist(): void {
     this.save({
-      agentTabs: Object.fromEntries([...this.agentTabs].map(([k, v]) => [String(k), v])),
+      agentTabs: Object.fromEntries([...this.agentTabs].map(([k, v]) => [String(k), { ...v }])),
       shared: Object.fromEntries([...this.shared].map(([k, v]) => [String(k), [...v]])),
       allTabs: this.allTabs,
+      orphans: this.orphans.map(({ folder, pid, until }) => ({ folder, pid, until })),
     });
   }
 }

@@ -27,7 +27,7 @@ declare namespace chrome {
     export function get(tabId: number): Promise<Tab>;
     export function create(p: { url: string; active: boolean }): Promise<Tab>;
     export function remove(tabId: number): Promise<void>;
-    export function update(tabId: number, p: { active: boolean }): Promise<Tab>;
+    export function update(tabId: number, p: { active?: boolean; url?: string }): Promise<Tab>;
     export const onCreated: Event<(tab: Tab) => void>;
     export const onUpdated: Event<(tabId: number, change: { title?: string; url?: string; status?: string }, tab: Tab) => void>;
     export const onRemoved: Event<(tabId: number) => void>;
@@ -62,7 +62,8 @@ declare namespace chrome {
     export const local: Area;
   }
   export namespace alarms {
-    export function create(name: string, info: { periodInMinutes: number }): Promise<void>;
+    export function create(name: string, info: { periodInMinutes?: number; when?: number }): Promise<void>;
+    export function clear(name: string): Promise<boolean>;
     export const onAlarm: Event<(alarm: { name: string }) => void>;
   }
   export namespace action {

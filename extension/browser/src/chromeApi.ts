@@ -11,6 +11,9 @@ export const chromeBrowser: Browser = {
     const tab = await chrome.tabs.update(tabId, { active: true });
     await chrome.windows.update(tab.windowId, { focused: true }).catch(() => undefined);
   },
+  async navigateTab(tabId, url) {
+    await chrome.tabs.update(tabId, { url });
+  },
   async targetIds() {
     const out = new Map<number, string>();
     for (const t of await chrome.debugger.getTargets()) {

@@ -3,7 +3,7 @@
 // coordinators. The Go side is sidecar/internal/nativemsg; its doc.go
 // lists every message. Keep PROTOCOL equal to nativemsg.Protocol.
 
-export const PROTOCOL = 1;
+export const PROTOCOL = 2;
 
 /** The native messaging host's name (nativehost.HostName). */
 export const HOST_NAME = 'com.browser_coordinator.native_host';
@@ -18,8 +18,10 @@ export interface TabInfo {
   title: string;
   url: string;
   active?: boolean;
-  /** This coordinator opened the tab (and may close it). */
+  /** An agent of this coordinator's folder opened the tab (it may close it). */
   agent?: boolean;
+  /** This coordinator (process) opened the tab, or took it over: it closes it when it lets go. */
+  own?: boolean;
   /** The page target of the tab whose page opened this one. */
   openerId?: string;
 }
@@ -44,8 +46,11 @@ export interface Message {
   [key: string]: unknown;
 }
 
+/** One piece of a message over a hop's limit. client routes the pieces
+ * (the host does not join them) and is the message's client once joined. */
 export interface Chunk {
   type: 'chunk';
+  client?: string;
   chunk: { id: number; last?: boolean };
   data: string;
 }
@@ -62,16 +67,28 @@ export class Splitter {
   private nextId = 0;
   constructor(private readonly limit = MAX_MESSAGE_BYTES) {}
 
-  split(msg: Message): Array<Message | Chunk> {
+  /** Whether msg crosses as one message. */
+  fits(msg: object): boolean {
     const text = JSON.stringify(msg);
     // A UTF-16 unit is at most 3 bytes of UTF-8, and inside a chunk's string
-    // a '"' or '\' doubles: 3 bytes a unit bounds both.
-    if (text.length * 3 <= this.limit || utf8Length(text) <= this.limit) return [msg];
+    // a '"' or '\\' doubles: 3 bytes a unit bounds both.
+    return text.length * 3 <= this.limit || utf8Length(text) <= this.limit;
+  }
+
+  split(msg: Message): Array<Message | Chunk> {
+    if (this.fits(msg)) return [msg];
+    const text = JSON.stringify(msg);
     const room = Math.floor((this.limit - 256) / 3);
     const id = ++this.nextId;
     const out: Chunk[] = [];
-    for (let at = 0; at < text.length; at += room) {
-      out.push({ type: 'chunk', chunk: { id, last: at + room >= text.length }, data: text.slice(at, at + room) });
+    const client = typeof msg.client === 'string' ? { client: msg.client } : {};
+    for (let at = 0; at < text.length;) {
+      // A cut between the two halves of a surrogate pair moves back one unit.
+      let end = Math.min(at + room, text.length);
+      const last = text.charCodeAt(end - 1);
+      if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+      out.push({ type: 'chunk', ...client, chunk: { id, last: end >= text.length }, data: text.slice(at, end) });
+      at = end;
     }
     return out;
   }
@@ -83,22 +100,30 @@ function utf8Length(s: string): number {
 
 /** Joins incoming chunks (the host splits messages over Chrome's 1 MB limit). */
 export class Joiner {
-  private pending = new Map<number, string[]>();
+  private pending = new Map<number, { client?: string; parts: string[] }>();
 
-  /** Returns the whole message, or undefined while chunks are missing. */
+  /** Returns the whole message, or undefined while chunks are missing. The
+   * whole message's client is the one its chunks carried (the host's
+   * stamp), whatever the message itself says. */
   add(msg: Message): Message | undefined {
     if (msg.type !== 'chunk') return msg;
     const c = msg as unknown as Chunk;
     if (typeof c.data !== 'string' || typeof c.chunk?.id !== 'number') throw new Error('a chunk without data or id');
-    const parts = this.pending.get(c.chunk.id) ?? [];
-    parts.push(c.data);
+    const entry = this.pending.get(c.chunk.id) ?? { client: c.client, parts: [] };
+    entry.parts.push(c.data);
     if (!c.chunk.last) {
-      this.pending.set(c.chunk.id, parts);
+      this.pending.set(c.chunk.id, entry);
       return undefined;
     }
     this.pending.delete(c.chunk.id);
-    const whole = JSON.parse(parts.join('')) as Message;
+    const whole = JSON.parse(entry.parts.join('')) as Message;
     if (!whole || typeof whole !== 'object' || typeof whole.type !== 'string') throw new Error('a chunked message that is not the protocol');
+    if (entry.client !== undefined) whole.client = entry.client;
     return whole;
+  }
+
+  /** Drops the unfinished messages of a coordinator that left. */
+  drop(client: string): void {
+    for (const [id, e] of this.pending) if (e.client === client) this.pending.delete(id);
   }
 }

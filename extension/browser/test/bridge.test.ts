@@ -29,6 +29,7 @@ class FakeBrowser implements Browser {
   }
   async removeTab(id: number) { this.calls.push(`remove ${id}`); this.tabs.delete(id); }
   async activateTab(id: number) { this.calls.push(`activate ${id}`); }
+  async navigateTab(id: number, url: string) { this.calls.push(`navigate ${id} ${url}`); this.tabs.get(id)!.url = url; }
   async targetIds() { return new Map([...this.tabs.keys()].map((id) => [id, `T${id}`])); }
   async attach(id: number) {
     if (this.failNext) { const e = this.failNext; this.failNext = undefined; throw e; }
@@ -45,10 +46,12 @@ class FakeBrowser implements Browser {
   }
 }
 
-/** Timers that fire when the test says so. */
+/** Timers that fire when the test says so, and a clock it moves. */
 class FakeTimers implements Timers {
   pending = new Map<number, { fn: () => void; ms: number }>();
+  clock = 1_000_000;
   private next = 0;
+  now() { return this.clock; }
   set(fn: () => void, ms: number) {
     this.pending.set(++this.next, { fn, ms });
     return this.next;
@@ -62,13 +65,16 @@ class FakeTimers implements Timers {
   }
 }
 
+const pidOf = (client: string) => 1000 + Number(client.slice(1));
+
 function setup(p?: Persisted) {
   const browser = new FakeBrowser();
   const sent: Message[] = [];
   const saved: Persisted[] = [];
   const timers = new FakeTimers();
   const bridge = new Bridge(browser, (m) => sent.push(m), (p) => saved.push(p), () => {}, timers);
-  const connect = (client: string, folder: string) => bridge.handle({ type: 'clientConnected', client, coordinator: { folder, pid: 1 } });
+  /** A coordinator connects: client c7 is the process of pid 1007. */
+  const connect = (client: string, folder: string) => bridge.handle({ type: 'clientConnected', client, coordinator: { folder, pid: pidOf(client) } });
   /** Sends a request and waits for its answer. */
   let id = 0;
   const request = async (client: string, type: string, fields: Record<string, unknown> = {}) => {
@@ -149,7 +155,7 @@ test('keep: a tab the agent opened becomes the user\'s, still shared with that c
   assert.equal(r.type, 'error', 'a kept tab is the user\'s: the coordinator may not close it');
   assert.ok(s.browser.tabs.has(mine));
   assert.equal((await s.request('c1', 'attach', { tabId: mine })).type, 'result', 'the agent still works in it');
-  assert.deepEqual(s.saved.at(-1), { agentTabs: {}, shared: { [mine]: ['/a'] }, allTabs: false });
+  assert.deepEqual(s.saved.at(-1), { agentTabs: {}, shared: { [mine]: ['/a'] }, allTabs: false, orphans: [] });
   assert.throws(() => s.bridge.keep(mine), /not opened by an agent/);
 });
 
@@ -351,15 +357,92 @@ test('a coordinator of the same folder back within the grace period keeps the ag
   assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
 });
 
-test('a coordinator of another folder coming does not save the tabs; one of the same folder still there does', async () => {
+test('a coordinator of another folder coming does not save the tabs', async () => {
   const s = await agentWithTabs();
-  s.connect('c2', '/a'); // a second coordinator in the same folder
   s.vanish('c1');
-  assert.equal(s.timers.pending.size, 0, 'the folder still has a coordinator: its tabs are its own');
-  s.vanish('c2');
   s.connect('c3', '/b');
   s.timers.fire();
   assert.deepEqual(s.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
+});
+
+test('two coordinators of one folder: each sees the other\'s tabs as the agent\'s, owns its own; one that vanishes leaves its tabs to the other', async () => {
+  const s = await agentWithTabs();
+  s.connect('c2', '/a'); // a second coordinator in the same folder
+  const theirs = ((await s.request('c2', 'openTab', { url: 'https://two.example/', focus: false })).result as { id: number; own: boolean });
+  assert.equal(theirs.own, true);
+  const seen = (client: string) => (async () => ((await s.request(client, 'connect')).tabs as Array<{ id: number; agent?: boolean; own?: boolean }>)
+    .filter((t) => t.agent).map((t) => [t.id, !!t.own]))();
+  assert.deepEqual(await seen('c1'), [[s.agentTab, true], [s.shared, true], [theirs.id, false]]);
+  assert.deepEqual(await seen('c2'), [[s.agentTab, false], [s.shared, false], [theirs.id, true]]);
+
+  s.vanish('c1');
+  assert.equal(s.timers.pending.size, 1, 'c1\'s tabs wait for it');
+  s.timers.fire();
+  assert.ok(!s.browser.calls.some((c) => c.startsWith('remove')), 'the folder still has a coordinator: nothing closes');
+  const given = s.events('c2', 'tabUpdated').map((m) => m.tab as { id: number; own?: boolean }).filter((t) => t.id === s.agentTab);
+  assert.equal(given.at(-1)?.own, true, 'c2 is told the tab is its own now');
+  assert.deepEqual(await seen('c2'), [[s.agentTab, true], [s.shared, false], [theirs.id, true]], 'the shared one stays as the user shared it');
+});
+
+test('a grace period survives the worker being stopped, and ends on time', async () => {
+  const s = await agentWithTabs();
+  s.vanish('c1');
+  const persisted = s.saved.at(-1)!;
+  assert.deepEqual(persisted.orphans, [{ folder: '/a', pid: pidOf('c1'), until: s.timers.clock + ORPHAN_GRACE_MS }]);
+
+  // The worker stops 4 s into the grace period; a new one starts.
+  const again = setup(persisted);
+  again.browser.tabs = s.browser.tabs;
+  again.timers.clock = s.timers.clock + 4_000;
+  await again.restore();
+  assert.deepEqual([...again.timers.pending.values()].map((t) => t.ms), [ORPHAN_GRACE_MS - 4_000], 'the rest of the grace period');
+  assert.equal(again.bridge.nextGraceEnd, s.timers.clock + ORPHAN_GRACE_MS, 'an alarm can wake the worker then');
+  again.timers.fire();
+  assert.deepEqual(again.browser.calls.filter((c) => c.startsWith('remove')), [`remove ${s.agentTab}`]);
+  assert.deepEqual(again.saved.at(-1)?.orphans, []);
+
+  // One that ended while the worker was stopped ends at once.
+  const late = setup(persisted);
+  late.browser.tabs = new Map([...s.browser.tabs, [s.agentTab, { id: s.agentTab, url: 'https://agent.example/' }]]);
+  late.timers.clock = s.timers.clock + ORPHAN_GRACE_MS + 60_000;
+  await late.restore();
+  assert.deepEqual([...late.timers.pending.values()].map((t) => t.ms), [0]);
+});
+
+test('a request that reaches the browser after its caller gave up is not carried out', async () => {
+  const s = setup();
+  await s.restore();
+  s.connect('c1', '/a');
+  const r = await s.request('c1', 'openTab', { url: 'https://late.example/', expires: s.timers.clock - 2500 });
+  assert.equal(r.type, 'error');
+  assert.match((r.error as { message: string }).message, /openTab reached the browser 2500 ms after its caller stopped waiting.*not carried out/);
+  assert.ok(!s.browser.calls.some((c) => c.startsWith('create')), 'no tab was opened');
+  assert.equal((await s.request('c1', 'openTab', { url: 'https://soon.example/', expires: s.timers.clock + 1 })).type, 'result');
+});
+
+test('reuseTab gives a coordinator\'s own tab to a new tab of its agent, and no other tab', async () => {
+  const s = await agentWithTabs();
+  const r = await s.request('c1', 'reuseTab', { tabId: s.agentTab, url: 'https://again.example/', focus: true });
+  assert.equal(r.type, 'result');
+  assert.equal((r.result as { id: number; own: boolean }).own, true);
+  assert.deepEqual(s.browser.calls.slice(-2), [`navigate ${s.agentTab} https://again.example/`, `activate ${s.agentTab}`]);
+  const blank = await s.request('c1', 'reuseTab', { tabId: s.agentTab, url: 'about:blank', focus: false });
+  assert.equal(blank.type, 'result');
+  assert.equal(s.browser.tabs.get(s.agentTab)?.url, 'https://again.example/', 'about:blank leaves the page as it is');
+  s.connect('c2', '/a');
+  for (const [client, tab] of [['c2', s.agentTab], ['c1', s.kept], ['c1', s.userTab]] as const) {
+    const refused = await s.request(client, 'reuseTab', { tabId: tab, url: 'https://x.example/' });
+    assert.equal(refused.type, 'error', `${client} may not take tab ${tab}`);
+  }
+});
+
+test('a coordinator that let go because its native host went away starts no grace period', async () => {
+  const s = await agentWithTabs();
+  s.bridge.handle({ type: 'clientLeft', client: 'c1' });
+  assert.equal(s.timers.pending.size, 0);
+  s.connect('c1', '/a'); // back through the next host, the same process
+  const mine = ((await s.request('c1', 'connect')).tabs as Array<{ id: number; own?: boolean }>).filter((t) => t.own).map((t) => t.id);
+  assert.deepEqual(mine, [s.agentTab, s.shared]);
 });
 
 test('the native host going away (the coordinators alive, waiting for it) closes nothing', async () => {

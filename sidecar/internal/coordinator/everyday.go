@@ -140,6 +140,11 @@ func (k everydayConnector) extension(ctx context.Context) (backend.Connection, e
 	wctx, cancel := context.WithTimeout(ctx, k.wait)
 	err = ec.WaitConnected(wctx)
 	cancel()
+	if errors.Is(err, everyday.ErrBusy) {
+		// There, but slow to answer: not a browser to open or a host to register.
+		ec.Close()
+		return nil, fmt.Errorf("your browser is connected but did not answer in time: %w; try again in a moment", err)
+	}
 	if err != nil {
 		ec.Close()
 		return nil, remedy.With(fmt.Errorf("your browser is not connected: %w; %s", err, everydayNotConnected),

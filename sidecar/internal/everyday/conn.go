@@ -35,6 +35,19 @@
 // front (the user clicked it), so Conn says it for the tabs it sees
 // (Activations, Active); the coordinator's tab follower reads it.
 //
+// The way to the extension: the native host (which Chrome starts for the
+// extension, and which coordinators find through its announcement)
+// carries the handshake; the conversation itself goes over a channel the
+// coordinator offers in its hello and the extension opens, a WebSocket on
+// 127.0.0.1 (channel.go says who may open it and how each side proves
+// itself); through the host only when the extension cannot open it.
+// Messages travel as the bytes they are: a CDP event or answer from the
+// extension is passed to the virtual browser as a slice of what came, and a
+// command goes out as its client's parameters, never decoded and encoded
+// again on the way (the virtual browser and the reach policy read each
+// command once, before). What is written while the writer is busy goes out
+// together in its next write (link.go).
+//
 // Several page sessions on one tab (two clients in the same tab) share the
 // extension's one debugger session there, so Conn makes them look apart
 // where it matters: a domain one of them disables stays on while another
@@ -46,7 +59,6 @@ package everyday
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,23 +94,36 @@ type Status struct {
 	HostPID   int
 	Tabs      int // tabs this coordinator sees
 	// Reason says why it is not connected: no host yet, the extension
-	// disconnected, a protocol mismatch.
+	// disconnected, a protocol mismatch, or busy: it has not answered yet.
 	Reason string
+	busy   bool // the host is there; the extension has not answered yet
 }
 
 // ErrClosed is returned by ReadMessage and WriteMessage after Close.
 var ErrClosed = errors.New("everyday connection closed")
 
+// ErrBusy is the error of WaitConnected when the extension is there (its
+// native host answered) but has not answered this coordinator yet: it is
+// busy, not gone.
+var ErrBusy = errors.New("the browser extension is busy")
+
 // Conn is the user's browser, through the extension, as a CDP browser
 // connection. Safe for concurrent use; ReadMessage has one reader.
+//
+// Its state has one owner: mu guards the Conn's fields below it and its
+// link's (link.go), and nothing else is shared between its goroutines (the
+// connection loop, a link's readers and writer, the calls run for
+// clients). The virtual browser keeps its own.
 type Conn struct {
 	o   Options
 	log *slog.Logger
+	ch  *channels // where the extension opens its channel
 
 	mu      sync.Mutex
 	closed  bool
 	link    *link // nil while disconnected
 	status  Status
+	tabs    tabState // what the extension says of the tabs beyond the virtual browser (tabs.go)
 	changes chan struct{}
 	b       *cdp.Virtual
 	// activations signals (coalesced) that the browser brought one of
@@ -125,9 +150,14 @@ func Open(o Options) (*Conn, error) {
 	if err := nativemsg.EnsureDir(dir); err != nil {
 		return nil, err
 	}
+	ch, err := listenChannels(log.With("component", "everyday"))
+	if err != nil {
+		return nil, fmt.Errorf("listen for the browser extension's channel on 127.0.0.1: %w", err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conn{
 		o:       o,
+		ch:      ch,
 		log:     log.With("component", "everyday"),
 		changes: make(chan struct{}, 1),
 		stop:    cancel,
@@ -140,13 +170,16 @@ func Open(o Options) (*Conn, error) {
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
 		cancel()
+		ch.close()
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
 	if err := watcher.Add(dir); err != nil {
 		watcher.Close()
 		cancel()
+		ch.close()
 		return nil, fmt.Errorf("watch %s: %w", dir, err)
 	}
+	c.wg.Go(ch.serve)
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -195,6 +228,7 @@ func (c *Conn) Close() error {
 	if l != nil {
 		l.fail(ErrClosed) // the host tells the extension, which detaches this client's tabs
 	}
+	c.ch.close()
 	c.wg.Wait()
 	close(c.done)
 	return nil
@@ -215,7 +249,9 @@ func (c *Conn) Status() Status {
 // Changes receives (coalesced) after every change of Status.
 func (c *Conn) Changes() <-chan struct{} { return c.changes }
 
-// WaitConnected waits until the extension is connected or ctx ends.
+// WaitConnected waits until the extension is connected or ctx ends. When
+// it ends while the extension is there but has not answered yet, the error
+// is ErrBusy.
 func (c *Conn) WaitConnected(ctx context.Context) error {
 	for {
 		s := c.Status()
@@ -225,6 +261,9 @@ func (c *Conn) WaitConnected(ctx context.Context) error {
 		select {
 		case <-c.changes:
 		case <-ctx.Done():
+			if s.busy {
+				return fmt.Errorf("%w: %s (%w)", ErrBusy, s.Reason, ctx.Err())
+			}
 			return fmt.Errorf("the browser extension did not connect (%s): %w", s.Reason, ctx.Err())
 		case <-c.done:
 			return ErrClosed
@@ -274,10 +313,12 @@ func (c *Conn) run(ctx context.Context, dir string, w *fsnotify.Watcher) {
 			if tried[h.PID] {
 				continue
 			}
+			o := c.ch.offer(h.Extension.ID)
 			var err error
-			if l, err = dialLink(h.Socket, me); err == nil {
+			if l, err = c.dialLink(h.Socket, me, o); err == nil {
 				break
 			}
+			c.ch.withdraw(o)
 			tried[h.PID] = true
 			if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 				// A host on its way out (its browser closed): not worth a word.
@@ -318,8 +359,8 @@ func (c *Conn) waitForHost(ctx context.Context, w *fsnotify.Watcher, tried map[i
 	}
 }
 
-// serve runs one link: connect, then relay the extension's messages into
-// the virtual browser until the link ends.
+// serve runs one link: connect, then the extension's messages into the
+// virtual browser until the link ends.
 func (c *Conn) serve(ctx context.Context, l *link) {
 	c.mu.Lock()
 	if c.closed {
@@ -331,69 +372,45 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 	c.mu.Unlock()
 	stopWatch := context.AfterFunc(ctx, func() { l.fail(ErrClosed) })
 	defer stopWatch()
-
-	reason := "the browser extension disconnected (browser closed, extension reloaded or stopped)"
-	readDone := make(chan struct{})
+	ran := make(chan struct{})
 	go func() { // owned by serve, which waits for it below
-		defer close(readDone)
-		for {
-			raw, err := nativemsg.ReadFrame(l.conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
-			if err != nil {
-				l.fail(fmt.Errorf("%w: %s", ErrDisconnected, reason))
-				return
-			}
-			var env nativemsg.Envelope
-			if err := json.Unmarshal(raw, &env); err != nil || env.Type == "" {
-				c.log.Warn("a message from the native host that is not the protocol", "message", truncate(raw))
-				continue
-			}
-			if l.answer(env) {
-				continue
-			}
-			switch env.Type {
-			case "disconnected":
-				if env.Reason != "" {
-					reason = "the browser extension disconnected: " + env.Reason
-				}
-			case "error":
-				c.log.Warn("the browser extension reports an error", "code", env.Code, "message", env.Message)
-			default:
-				c.extEvent(env)
-			}
-		}
+		defer close(ran)
+		l.run()
 	}()
+	c.setStatus(Status{Reason: "the browser extension has not answered this coordinator yet: it is busy", busy: true})
 
 	// Ask for the tabs; connected means the tabs are in. An extension that
 	// never answers is as good as gone.
-	slow := time.AfterFunc(15*time.Second, func() {
-		l.fail(fmt.Errorf("%w: it did not answer connect within 15 s", ErrDisconnected))
+	slow := time.AfterFunc(connectTimeout, func() {
+		l.fail(fmt.Errorf("%w: it did not answer within %s: it is stuck or overloaded", ErrDisconnected, connectTimeout))
 	})
 	// The tabs are taken on the reader's goroutine, in the order of the
 	// messages: a tab closed or unshared just after the answer goes after
 	// it, never before.
-	env, err := l.callThen(map[string]any{"type": "connect"}, func(env nativemsg.Envelope) { c.connected(env.Tabs) })
+	f, err := l.callThen(body("connect"), func(f nativemsg.Fields) { c.connected(f.Tabs) })
 	slow.Stop()
 	if err == nil {
-		s := Status{Connected: true, HostPID: 0}
-		if l.host.Browser != nil {
-			s.Browser = *l.host.Browser
+		s := Status{Connected: true}
+		if l.hello.Browser != nil {
+			s.Browser = *l.hello.Browser
 		}
-		if env.Browser != nil && env.Browser.Version != "" {
-			s.Browser = *env.Browser
+		var b nativemsg.Browser
+		if json.Unmarshal(f.Browser, &b) == nil && b.Version != "" {
+			s.Browser = b
 		}
-		if l.host.Extension != nil {
-			s.Extension = *l.host.Extension
+		if l.hello.Extension != nil {
+			s.Extension = *l.hello.Extension
 		}
-		if l.host.Host != nil {
-			s.HostPID = l.host.Host.PID
+		if l.hello.Host != nil {
+			s.HostPID = l.hello.Host.PID
 		}
 		c.setStatus(s)
-		c.log.Info("connected to the user's browser", "browser", s.Browser.Name, "version", s.Browser.Version, "tabs", len(env.Tabs))
+		c.log.Info("connected to the user's browser", "browser", s.Browser.Name, "version", s.Browser.Version, "tabs", c.b.TabCount())
 	} else {
 		c.log.Warn("the browser extension did not answer connect", "err", err)
 		l.fail(err)
 	}
-	<-readDone
+	<-ran
 
 	c.mu.Lock()
 	if c.link == l {
@@ -403,11 +420,15 @@ func (c *Conn) serve(ctx context.Context, l *link) {
 	if ctx.Err() == nil {
 		// Said before the tabs go: whoever hears of their sessions ending
 		// (the page tools) can tell a disconnection from a closed tab.
+		reason := l.gone().Error()
 		c.log.Info("the user's browser disconnected; waiting for it to come back", "reason", reason)
 		c.setStatus(Status{Reason: reason})
 	}
 	c.b.Disconnected()
 }
+
+// connectTimeout bounds the wait for the extension's answer to connect.
+const connectTimeout = 15 * time.Second
 
 func (c *Conn) setStatus(s Status) {
 	c.mu.Lock()

@@ -11,20 +11,25 @@ import (
 // CloseAgentTabs closes the tabs the agent opened (through this Conn, or
 // through a page the agent opened) that the user did not keep: what
 // letting go of the user's browser on purpose means, before Close. The
-// user's tabs, shared or not, and the tabs the user kept (the popup's
-// "Keep this tab") stay. It reports how many tabs it closed; while the
-// extension is disconnected it closes none and says why.
+// user's tabs, shared or not, the tabs the user kept (the popup's "Keep
+// this tab") and the tabs another coordinator of the same folder opened
+// (it sees them as agent tabs too, and works in them) stay. It reports how
+// many tabs it closed; while the extension is disconnected it closes none
+// and says why.
 func (c *Conn) CloseAgentTabs(ctx context.Context) (int, error) {
 	l := c.currentLink()
 	if l == nil {
 		return 0, errors.New(notConnected(c.Status()))
 	}
-	tabs := c.b.AgentTabs()
+	own := c.ownTabs()
 	closed := 0
 	var errs []error
-	for _, id := range tabs {
+	for _, id := range c.b.AgentTabs() {
+		if !own[id] {
+			continue
+		}
 		done := make(chan error, 1)
-		l.request(map[string]any{"type": "closeTab", "tabId": id}, func(_ nativemsg.Envelope, err error) { done <- err })
+		l.request(body("closeTab", "tabId", id), func(_ nativemsg.Fields, err error) { done <- err })
 		select {
 		case err := <-done:
 			if err != nil {

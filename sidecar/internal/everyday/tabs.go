@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
@@ -49,13 +52,13 @@ func (h tabHost) Attach(tab int) error {
 	if err != nil {
 		return err
 	}
-	_, err = l.call(map[string]any{"type": "attach", "tabId": tab})
+	_, err = l.call(body("attach", "tabId", tab))
 	return err
 }
 
 func (h tabHost) Detach(tab int) {
 	if l := h.c.currentLink(); l != nil {
-		l.request(map[string]any{"type": "detach", "tabId": tab}, func(nativemsg.Envelope, error) {})
+		l.request(body("detach", "tabId", tab), func(nativemsg.Fields, error) {})
 	}
 }
 
@@ -65,30 +68,48 @@ func (h tabHost) Send(tab int, child, method string, params json.RawMessage, don
 		done(nil, err)
 		return
 	}
-	req := map[string]any{"type": "command", "tabId": tab, "method": method}
-	if len(params) > 0 {
-		req["params"] = params
-	}
+	kv := []any{"tabId", tab, "method", method}
 	if child != "" {
-		req["sessionId"] = child
+		kv = append(kv, "sessionId", child)
 	}
-	l.request(req, func(env nativemsg.Envelope, err error) { done(env.Result, err) })
+	if len(params) > 0 {
+		kv = append(kv, "params", params)
+	}
+	l.request(body("command", kv...), func(f nativemsg.Fields, err error) { done(f.Result, err) })
 }
 
+// Open opens a tab for the agent; the first Opens after a connection
+// are given the agent's tabs the connection took back (see tabState).
 func (h tabHost) Open(url string, focus bool) (int, error) {
 	l, err := h.link()
 	if err != nil {
 		return 0, err
 	}
-	env, err := l.call(map[string]any{"type": "openTab", "url": url, "focus": focus})
+	if tab := h.c.takeBack(); tab != 0 {
+		f, err := l.call(body("reuseTab", "tabId", tab, "url", url, "focus", focus))
+		if id := tabOf(f.Result); err == nil && id != 0 {
+			h.c.log.Info("a new tab for the agent is the one it lost on the reconnection", "tab", id, "url", url)
+			return id, nil
+		}
+		h.c.log.Debug("the tab taken back could not be reused", "tab", tab, "err", err)
+	}
+	f, err := l.call(body("openTab", "url", url, "focus", focus))
 	if err != nil {
 		return 0, fmt.Errorf("open a tab at %s: %w", url, err)
 	}
-	var tab nativemsg.Tab
-	if json.Unmarshal(env.Result, &tab) != nil || tab.ID == 0 {
+	id := tabOf(f.Result)
+	if id == 0 {
 		return 0, fmt.Errorf("the browser extension opened no tab for %s", url)
 	}
-	return tab.ID, nil
+	return id, nil
+}
+
+func tabOf(raw json.RawMessage) int {
+	var tab nativemsg.Tab
+	if json.Unmarshal(raw, &tab) != nil {
+		return 0
+	}
+	return tab.ID
 }
 
 func (h tabHost) Close(tab int, done func(error)) { h.tabRequest("closeTab", tab, done) }
@@ -100,37 +121,118 @@ func (h tabHost) tabRequest(typ string, tab int, done func(error)) {
 		done(err)
 		return
 	}
-	l.request(map[string]any{"type": typ, "tabId": tab}, func(_ nativemsg.Envelope, err error) { done(err) })
+	l.request(body(typ, "tabId", tab), func(_ nativemsg.Fields, err error) { done(err) })
+}
+
+// tabState is what the Conn knows of its tabs beyond what the virtual
+// browser shows (c.mu).
+type tabState struct {
+	// own are the tabs this coordinator opened, or took over from one of
+	// its folder that went away: the ones it closes when it lets go
+	// (another coordinator of the same folder sees its agent tabs too, and
+	// keeps its own).
+	own map[int]bool
+	// takenBack are the agent's tabs a connection found open, until an
+	// Open is given one or reuseWindow passes: a client that lost its tab
+	// when the extension went away (Playwright MCP's page closed with the
+	// disconnection) asks for a new one while the old one comes back;
+	// without this each reconnection would leave one more tab.
+	takenBack []int
+	takenAt   time.Time
+}
+
+// reuseWindow is how long after a connection the tabs it took back are
+// given to new tabs the agent asks for.
+const reuseWindow = time.Minute
+
+// takeBack is a tab to give to an Open, or 0.
+func (c *Conn) takeBack() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &c.tabs
+	if len(t.takenBack) == 0 || time.Since(t.takenAt) > reuseWindow {
+		t.takenBack = nil
+		return 0
+	}
+	tab := t.takenBack[0]
+	t.takenBack = t.takenBack[1:]
+	return tab
+}
+
+// noteTab keeps what a tab message says beyond the virtual browser.
+func (c *Conn) noteTab(tab nativemsg.Tab) {
+	c.mu.Lock()
+	if c.tabs.own == nil {
+		c.tabs.own = map[int]bool{}
+	}
+	if tab.Own {
+		c.tabs.own[tab.ID] = true
+	} else {
+		delete(c.tabs.own, tab.ID)
+	}
+	c.mu.Unlock()
+}
+
+func (c *Conn) forgetTab(id int) {
+	c.mu.Lock()
+	delete(c.tabs.own, id)
+	if i := slices.Index(c.tabs.takenBack, id); i >= 0 {
+		c.tabs.takenBack = slices.Delete(c.tabs.takenBack, i, i+1)
+	}
+	c.mu.Unlock()
+}
+
+// ownTabs are the agent tabs this coordinator would close.
+func (c *Conn) ownTabs() map[int]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.tabs.own)
 }
 
 // extEvent takes one event from the extension.
-func (c *Conn) extEvent(env nativemsg.Envelope) {
-	switch env.Type {
+func (c *Conn) extEvent(f nativemsg.Fields) {
+	switch f.Type {
 	case "tabCreated", "tabUpdated":
-		if env.Tab != nil {
-			c.b.TabChanged(virtualTab(*env.Tab))
+		var tab nativemsg.Tab
+		if json.Unmarshal(f.Tab, &tab) == nil && tab.ID != 0 {
+			c.noteTab(tab)
+			c.b.TabChanged(virtualTab(tab))
 		}
 	case "tabClosed":
-		c.b.TabClosed(env.TabID)
+		c.forgetTab(f.TabID)
+		c.b.TabClosed(f.TabID)
 	case "tabFocused":
 		// The user or focusTab brought a tab to the front; CDP has no
 		// event for it: Conn.Activations says it.
-		c.b.TabFocused(env.TabID)
+		c.b.TabFocused(f.TabID)
 	case "detached":
-		c.b.DebuggerDetached(env.TabID, env.Reason)
+		c.b.DebuggerDetached(f.TabID, f.Reason)
 	case "cdpEvent":
-		c.b.TabEvent(env.TabID, env.SessionID, env.Method, env.Params)
+		c.b.TabEvent(f.TabID, f.SessionID, f.Method, f.Params)
 	default:
-		c.log.Debug("an event this version does not know", "type", env.Type)
+		c.log.Debug("an event this version does not know", "type", f.Type)
 	}
 }
 
 // connected takes the tabs the extension reported on connect.
-func (c *Conn) connected(tabs []nativemsg.Tab) {
+func (c *Conn) connected(raw json.RawMessage) {
+	var tabs []nativemsg.Tab
+	if err := json.Unmarshal(raw, &tabs); err != nil && len(raw) > 0 {
+		c.log.Warn("the browser extension's tabs are not the protocol", "err", err)
+	}
+	own := map[int]bool{}
+	var back []int
 	vt := make([]cdp.VirtualTab, len(tabs))
 	for i, t := range tabs {
 		vt[i] = virtualTab(t)
+		if t.Own {
+			own[t.ID] = true
+			back = append(back, t.ID)
+		}
 	}
+	c.mu.Lock()
+	c.tabs = tabState{own: own, takenBack: back, takenAt: time.Now()}
+	c.mu.Unlock()
 	c.b.Connected(vt)
 }
 

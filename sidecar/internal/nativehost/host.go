@@ -31,7 +31,13 @@
 //     through the new announcement.
 //
 // The host understands only the envelope (type, client, chunks): requests,
-// answers and CDP traffic pass through undecoded.
+// answers and CDP traffic pass through undecoded. A coordinator normally
+// talks to the extension over a channel of its own (a loopback WebSocket
+// the extension opens with the secret the coordinator's hello offered, see
+// nativemsg.Channel): then the host carries only the handshake and each
+// side's going away. Without one it relays everything (relay.go), fairly:
+// each coordinator's messages go to the extension in bounded pieces, in
+// turn with the others', so one large message never holds up the rest.
 package nativehost
 
 import (
@@ -52,8 +58,6 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/nativemsg"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
-	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Options configure Run.
@@ -69,8 +73,12 @@ type Options struct {
 	Out      io.Writer // to the extension (stdout)
 	Version  string
 	Logger   *slog.Logger
-	// HelloTimeout bounds the wait for the extension's hello; 0 means 10 s.
+	// HelloTimeout bounds the wait for the extension's hello, and for a
+	// coordinator's; 0 means 10 s.
 	HelloTimeout time.Duration
+	// FrameStall bounds the wait for the rest of a coordinator's message
+	// that has begun; 0 means nativemsg.FrameStall.
+	FrameStall time.Duration
 }
 
 // ErrOriginRefused is returned when Chrome started the host for an
@@ -114,16 +122,22 @@ func Run(ctx context.Context, o Options) error {
 	}
 
 	h := &host{
-		log:     log.With("component", "native-host", "pid", os.Getpid()),
-		out:     o.Out,
-		split:   nativemsg.NewSplitter(nativemsg.MaxToExtension),
-		clients: map[string]*client{},
-		conns:   map[net.Conn]bool{},
+		log:          log.With("component", "native-host", "pid", os.Getpid()),
+		ext:          newFairOut(o.Out),
+		clients:      map[string]*client{},
+		conns:        map[net.Conn]bool{},
+		helloTimeout: o.HelloTimeout,
+		stall:        o.FrameStall,
 	}
+	go h.ext.run()
+	defer h.ext.drain() // what was queued is written (a refusal's reason), then the writer ends
 	hello, err := h.readHello(o.In, o.HelloTimeout)
 	if err != nil {
 		return err
 	}
+	// The extension Chrome started us for, not the one the hello names:
+	// coordinators let only this origin open their channel.
+	hello.Extension = &nativemsg.Extension{ID: id, Version: versionOf(hello.Extension)}
 
 	dir := nativemsg.Dir(o.StateDir)
 	if err := nativemsg.EnsureDir(dir); err != nil {
@@ -160,7 +174,7 @@ func Run(ctx context.Context, o Options) error {
 		return fmt.Errorf("announce the host in %s: %w", dir, err)
 	}
 	reply, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Host: h.info.Host})
-	if err := h.toExtension(reply); err != nil {
+	if err := h.ext.control(reply); err != nil {
 		ln.Close()
 		return fmt.Errorf("answer the extension's hello: %w", err)
 	}
@@ -187,6 +201,7 @@ func Run(ctx context.Context, o Options) error {
 	os.Remove(nativemsg.HostPath(dir, pid))
 	ln.Close()
 	<-accepted
+	h.ext.close() // coordinators' messages have nowhere to go now
 	h.closeClients()
 	h.cwg.Wait()
 	select {
@@ -200,35 +215,32 @@ func Run(ctx context.Context, o Options) error {
 	return err
 }
 
-type host struct {
-	log   *slog.Logger
-	info  nativemsg.Hello // what coordinators are told
-	split *nativemsg.Splitter
+func versionOf(e *nativemsg.Extension) string {
+	if e == nil {
+		return ""
+	}
+	return e.Version
+}
 
-	outMu sync.Mutex
-	out   io.Writer
+type host struct {
+	log          *slog.Logger
+	info         nativemsg.Hello // what coordinators are told
+	ext          *fairOut        // the one writer to the extension
+	helloTimeout time.Duration
+	stall        time.Duration
 
 	mu      sync.Mutex
 	clients map[string]*client // coordinators past hello, by client id
 	conns   map[net.Conn]bool  // every open connection, for closing
 	nextID  int
 	closed  bool
-	cwg     sync.WaitGroup // one per connection's reader
+	// nextChunk numbers the large messages the relay cuts in chunks.
+	nextChunk int64
+	cwg       sync.WaitGroup // one per connection's reader
 }
 
-type client struct {
-	id   string
-	conn net.Conn
-	mu   sync.Mutex // one writer at a time
-}
-
-func (c *client) send(msg []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return nativemsg.WriteFrame(c.conn, binary.LittleEndian, msg)
-}
-
-// readHello waits for the extension's first message.
+// readHello waits for the extension's first message: a hello, small (a
+// larger frame is refused on its length, unread).
 func (h *host) readHello(in io.Reader, timeout time.Duration) (nativemsg.Hello, error) {
 	var hello nativemsg.Hello
 	type read struct {
@@ -239,7 +251,7 @@ func (h *host) readHello(in io.Reader, timeout time.Duration) (nativemsg.Hello, 
 	// Ends with the read. After a timeout the process exits, so it is not
 	// waited for.
 	go func() {
-		m, err := nativemsg.ReadFrame(in, binary.NativeEndian, nativemsg.MaxFromExtension)
+		m, err := nativemsg.ReadFrame(in, binary.NativeEndian, nativemsg.MaxHello)
 		ch <- read{m, err}
 	}()
 	var r read
@@ -249,6 +261,9 @@ func (h *host) readHello(in io.Reader, timeout time.Duration) (nativemsg.Hello, 
 		return hello, fmt.Errorf("the browser extension sent no hello within %s", timeout)
 	}
 	if r.err != nil {
+		if errors.Is(r.err, nativemsg.ErrTooLarge) {
+			h.fatal(nativemsg.CodeInvalid, "the first message must be a hello with the protocol version (a few hundred bytes): "+r.err.Error())
+		}
 		return hello, fmt.Errorf("read the extension's hello: %w", r.err)
 	}
 	if err := json.Unmarshal(r.msg, &hello); err != nil || hello.Type != "hello" {
@@ -263,76 +278,10 @@ func (h *host) readHello(in io.Reader, timeout time.Duration) (nativemsg.Hello, 
 	return hello, nil
 }
 
+// fatal tells the extension why the host ends.
 func (h *host) fatal(code, message string) {
 	b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: code, Message: message})
-	_ = h.toExtension(b)
-}
-
-// toExtension writes one message to the extension, in chunks when it is
-// over Chrome's 1 MB limit.
-func (h *host) toExtension(msg []byte) error {
-	h.outMu.Lock()
-	defer h.outMu.Unlock()
-	for _, part := range h.split.Split(msg) {
-		if err := nativemsg.WriteFrame(h.out, binary.NativeEndian, part); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// readExtension relays the extension's messages until stdin closes.
-func (h *host) readExtension(in io.Reader) error {
-	join := nativemsg.NewJoiner(nativemsg.MaxSocketMessage)
-	for {
-		raw, err := nativemsg.ReadFrame(in, binary.NativeEndian, nativemsg.MaxFromExtension)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				h.log.Info("the browser extension disconnected")
-				return nil
-			}
-			return fmt.Errorf("read from the extension: %w", err)
-		}
-		msg, ok, err := join.Add(raw)
-		if err != nil {
-			h.log.Warn("dropping a message from the extension", "err", err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		if _, err := nativemsg.TypeOf(msg); err != nil {
-			h.log.Warn("the extension sent a message that is not the protocol", "err", err, "message", truncate(msg))
-			h.fatal(nativemsg.CodeInvalid, err.Error())
-			continue
-		}
-		to := gjson.GetBytes(msg, "client")
-		if !to.Exists() {
-			h.broadcast(msg)
-			continue
-		}
-		h.mu.Lock()
-		c := h.clients[to.String()]
-		h.mu.Unlock()
-		if c == nil {
-			continue // that coordinator has gone; the extension hears of it
-		}
-		if err := c.send(msg); err != nil {
-			h.log.Debug("write to a coordinator", "client", c.id, "err", err)
-		}
-	}
-}
-
-func (h *host) broadcast(msg []byte) {
-	h.mu.Lock()
-	cs := make([]*client, 0, len(h.clients))
-	for _, c := range h.clients {
-		cs = append(cs, c)
-	}
-	h.mu.Unlock()
-	for _, c := range cs {
-		_ = c.send(msg)
-	}
+	_ = h.ext.control(b)
 }
 
 func (h *host) accept(ln net.Listener) {
@@ -363,30 +312,50 @@ func (h *host) accept(ln net.Listener) {
 	}
 }
 
+// coordinatorHello reads a coordinator's first message within the hello
+// timeout: small, or refused on its length.
+func (h *host) coordinatorHello(conn net.Conn) (nativemsg.Hello, []byte, error) {
+	var hello nativemsg.Hello
+	_ = conn.SetReadDeadline(time.Now().Add(h.helloTimeout))
+	defer conn.SetReadDeadline(time.Time{})
+	var hdr [4]byte
+	if _, err := io.ReadFull(conn, hdr[:]); err != nil {
+		return hello, nil, err
+	}
+	n := binary.LittleEndian.Uint32(hdr[:])
+	if n > nativemsg.MaxHello {
+		return hello, nil, fmt.Errorf("%w: a first message of %d bytes (a hello is at most %d)", nativemsg.ErrTooLarge, n, nativemsg.MaxHello)
+	}
+	first := make([]byte, n)
+	if _, err := io.ReadFull(conn, first); err != nil {
+		return hello, nil, err
+	}
+	err := json.Unmarshal(first, &hello)
+	return hello, first, err
+}
+
 // serveClient runs one coordinator's connection.
 func (h *host) serveClient(conn net.Conn) {
-	defer conn.Close()
-	c := &client{conn: conn}
-	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	first, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
-	if err != nil {
+	c := newClient(conn)
+	defer c.finish()
+	hello, first, err := h.coordinatorHello(conn)
+	if err != nil && first == nil {
 		h.log.Debug("a coordinator left before its hello", "err", err)
+		if errors.Is(err, nativemsg.ErrTooLarge) {
+			c.fatal(nativemsg.CodeInvalid, err.Error())
+		}
 		return
 	}
-	_ = conn.SetReadDeadline(time.Time{})
-	var hello nativemsg.Hello
-	if err := json.Unmarshal(first, &hello); err != nil || hello.Type != "hello" || hello.Coordinator == nil {
+	if err != nil || hello.Type != "hello" || hello.Coordinator == nil {
 		h.log.Warn("a connection that is not a coordinator's hello", "message", truncate(first))
-		b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeInvalid, Message: "the first message must be a hello with the protocol version and the coordinator"})
-		_ = c.send(b)
+		c.fatal(nativemsg.CodeInvalid, "the first message must be a hello with the protocol version and the coordinator")
 		return
 	}
 	if hello.Protocol != nativemsg.Protocol {
 		msg := fmt.Sprintf("browser-coordinator protocol %d cannot use this browser's native host (protocol %d): run the coordinator and the host from the same release",
 			hello.Protocol, nativemsg.Protocol)
 		h.log.Warn("a coordinator of another protocol", "protocol", hello.Protocol, "folder", hello.Coordinator.Folder)
-		b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeProtocol, Message: msg})
-		_ = c.send(b)
+		c.fatal(nativemsg.CodeProtocol, msg)
 		return
 	}
 
@@ -400,45 +369,25 @@ func (h *host) serveClient(conn net.Conn) {
 	h.clients[c.id] = c
 	h.mu.Unlock()
 	log := h.log.With("client", c.id, "folder", hello.Coordinator.Folder, "coordinatorPid", hello.Coordinator.PID)
-	log.Info("a coordinator connected")
+	log.Info("a coordinator connected", "channel", hello.Channel != nil)
 
 	reply, _ := json.Marshal(h.info)
-	if err := c.send(reply); err != nil {
-		h.drop(c)
-		return
-	}
+	c.send(reply)
 	joined, _ := json.Marshal(struct {
 		Type        string                 `json:"type"`
 		Client      string                 `json:"client"`
 		Coordinator *nativemsg.Coordinator `json:"coordinator"`
-	}{"clientConnected", c.id, hello.Coordinator})
-	_ = h.toExtension(joined)
+		Channel     *nativemsg.Channel     `json:"channel,omitempty"`
+	}{"clientConnected", c.id, hello.Coordinator, hello.Channel})
+	lane := h.ext.lane()
+	_ = h.ext.control(joined)
 
-	for {
-		msg, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				log.Debug("coordinator connection", "err", err)
-			}
-			break
-		}
-		if _, err := nativemsg.TypeOf(msg); err != nil {
-			log.Warn("a coordinator sent a message that is not the protocol", "err", err, "message", truncate(msg))
-			b, _ := json.Marshal(nativemsg.Fatal{Type: "error", Code: nativemsg.CodeInvalid, Message: err.Error()})
-			_ = c.send(b)
-			continue
-		}
-		stamped, err := sjson.SetBytes(msg, "client", c.id)
-		if err != nil {
-			continue
-		}
-		if err := h.toExtension(stamped); err != nil {
-			log.Debug("write to the extension", "err", err)
-		}
-	}
+	h.relay(c, lane, log)
+
 	h.drop(c)
+	// After its last messages, never before them.
 	left, _ := json.Marshal(map[string]string{"type": "clientDisconnected", "client": c.id})
-	_ = h.toExtension(left)
+	lane.leave(left)
 	log.Info("a coordinator disconnected")
 }
 

@@ -74,15 +74,19 @@ func (h *chromeSide) send(v any) {
 	}
 }
 
-func (h *chromeSide) read() nativemsg.Envelope {
+func (h *chromeSide) read() nativemsg.Fields {
 	h.t.Helper()
-	raw, err := nativemsg.ReadFrame(h.stdout, binary.NativeEndian, nativemsg.MaxToExtension)
+	return scan(h.t, h.readRaw())
+}
+
+// scan reads a message's fields; a message that is not the protocol fails the test.
+func scan(t *testing.T, raw []byte) nativemsg.Fields {
+	t.Helper()
+	f, err := nativemsg.Scan(raw)
 	if err != nil {
-		h.t.Fatalf("read from the host: %v (stderr: %s)", err, h.stderr)
+		t.Fatalf("%v: %.300s", err, raw)
 	}
-	var env nativemsg.Envelope
-	_ = json.Unmarshal(raw, &env)
-	return env
+	return f
 }
 
 func (h *chromeSide) readRaw() []byte {
@@ -149,41 +153,42 @@ func TestRelay(t *testing.T) {
 		t.Fatalf("socket %s: %v %v", host.Socket, fi.Mode(), err)
 	}
 
-	dial := func(protocol int) (net.Conn, nativemsg.Envelope) {
-		conn, err := net.Dial("unix", host.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		b, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: protocol, Coordinator: &nativemsg.Coordinator{Folder: "/p", PID: 1}})
-		_ = nativemsg.WriteFrame(conn, binary.LittleEndian, b)
+	offer := &nativemsg.Channel{URL: "ws://127.0.0.1:1/x", Secret: "s", Proof: "p"}
+	dial := func(protocol int) (net.Conn, nativemsg.Fields, nativemsg.Hello) {
+		conn := dialCoordinator(t, host.Socket, protocol, offer)
 		raw, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var env nativemsg.Envelope
-		_ = json.Unmarshal(raw, &env)
-		return conn, env
+		var hello nativemsg.Hello
+		_ = json.Unmarshal(raw, &hello)
+		return conn, scan(t, raw), hello
 	}
-	if _, env := dial(nativemsg.Protocol + 1); env.Type != "error" || env.Code != nativemsg.CodeProtocol {
+	if _, env, _ := dial(nativemsg.Protocol + 1); env.Type != "error" || env.Code != nativemsg.CodeProtocol {
 		t.Fatalf("a coordinator of another protocol: %+v", env)
 	}
-	conn, env := dial(nativemsg.Protocol)
-	if env.Type != "hello" || env.Browser == nil || env.Browser.Name != "Chromium" {
+	conn, env, hello := dial(nativemsg.Protocol)
+	if env.Type != "hello" || hello.Browser == nil || hello.Browser.Name != "Chromium" {
 		t.Fatalf("the host's hello to a coordinator: %+v", env)
 	}
-	joined := h.read()
+	if hello.Extension == nil || hello.Extension.ID != extensionID {
+		t.Fatalf("the host names the extension Chrome started it for: %+v", hello.Extension)
+	}
+	rawJoined := h.readRaw()
+	joined := scan(t, rawJoined)
 	if joined.Type != "clientConnected" || joined.Client == "" {
 		t.Fatalf("the extension was told %+v", joined)
 	}
-	readConn := func() nativemsg.Envelope {
+	var told struct{ Channel *nativemsg.Channel }
+	if json.Unmarshal(rawJoined, &told); told.Channel == nil || *told.Channel != *offer {
+		t.Fatalf("the coordinator's channel offer did not reach the extension: %s", rawJoined)
+	}
+	readConn := func() nativemsg.Fields {
 		raw, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxSocketMessage)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var env nativemsg.Envelope
-		_ = json.Unmarshal(raw, &env)
-		return env
+		return scan(t, raw)
 	}
 
 	// Not the protocol: an error back, and the connection stays.
@@ -200,10 +205,11 @@ func TestRelay(t *testing.T) {
 	if env := readConn(); env.Type != "connected" || env.ID != 1 {
 		t.Fatalf("the coordinator got %+v", env)
 	}
-	// Over 1 MB toward the extension: chunks, each within the limit.
+	// Over 1 MB toward the extension: chunks, each within the limit,
+	// each naming the client.
 	big := strings.Repeat("x", 1_500_000)
 	b, _ := json.Marshal(map[string]any{"type": "command", "id": 2, "tabId": 1, "method": "Runtime.evaluate", "params": map[string]string{"expression": big}})
-	_ = nativemsg.WriteFrame(conn, binary.LittleEndian, b)
+	go func() { _ = nativemsg.WriteFrame(conn, binary.LittleEndian, b) }() // the host reads it as it passes it on
 	j := nativemsg.NewJoiner(nativemsg.MaxSocketMessage)
 	var whole []byte
 	for n := 0; whole == nil; n++ {
@@ -211,7 +217,11 @@ func TestRelay(t *testing.T) {
 		if len(raw) > nativemsg.MaxToExtension {
 			t.Fatalf("a %d-byte message to the extension", len(raw))
 		}
-		if w, ok, err := j.Add(raw); err != nil {
+		f := scan(t, raw)
+		if f.Type != "chunk" || f.Client != joined.Client {
+			t.Fatalf("a piece of a large message: %.200s", raw)
+		}
+		if w, ok, err := j.Add(f); err != nil {
 			t.Fatal(err)
 		} else if ok {
 			whole = w
@@ -220,7 +230,7 @@ func TestRelay(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(string(whole), big) || !strings.Contains(string(whole), `"client":"`+joined.Client+`"`) {
+	if !bytes.Equal(whole, b) {
 		t.Fatal("the joined command is not the coordinator's")
 	}
 	// An event for every coordinator (no client) reaches this one.
@@ -242,4 +252,19 @@ func TestRelay(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
 		t.Fatalf("the host left %v", entries)
 	}
+}
+
+// dialCoordinator connects to a host's socket and says hello as a coordinator.
+func dialCoordinator(t *testing.T, socket string, protocol int, offer *nativemsg.Channel) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	b, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: protocol, Coordinator: &nativemsg.Coordinator{Folder: "/p", PID: 1}, Channel: offer})
+	if err := nativemsg.WriteFrame(conn, binary.LittleEndian, b); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

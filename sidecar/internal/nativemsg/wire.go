@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -16,7 +18,10 @@ import (
 // Protocol is the version of the messages below. An extension and a sidecar
 // of different protocols refuse each other with a message naming both. Keep
 // it equal to PROTOCOL in extension/browser/src/protocol.ts.
-const Protocol = 1
+//
+// 2: the channel (a coordinator's own WebSocket for the extension, offered
+// in its hello), batches, chunks routed by client, requests that expire.
+const Protocol = 2
 
 // Chrome's limits on one native message.
 const (
@@ -24,7 +29,18 @@ const (
 	MaxFromExtension = 64 << 20 // extension → host: 64 MiB
 )
 
-// MaxSocketMessage bounds one message between the host and a coordinator
+// MaxHello bounds the first message on each hop: a hello is a few hundred
+// bytes, and nothing larger is read (or allocated) before one came.
+const MaxHello = 64 << 10
+
+// MaxRequest bounds one message of a coordinator to the extension. Every
+// coordinator shares the one browser, and its extension reads one message
+// at a time: a message of this size still crosses in well under a second;
+// a larger one (a runaway script, a file sent as a string) is refused with
+// ErrTooLarge before it is sent, and by the host if it came anyway.
+const MaxRequest = 16 << 20
+
+// MaxSocketMessage bounds one message from the extension to a coordinator
 // (after chunks are joined): a screenshot of a very tall page fits, a
 // runaway peer does not exhaust memory.
 const MaxSocketMessage = 256 << 20
@@ -34,8 +50,9 @@ var ErrTooLarge = errors.New("native message too large")
 
 // FrameStall bounds how long a frame that has begun may wait for its next
 // bytes, on a reader that has read deadlines (a socket): a peer that sends
-// a length and then nothing does not hold a connection forever. Between
-// frames nothing times out: an idle connection is a normal one.
+// part of a length, or a length and then nothing, does not hold a
+// connection forever. Between frames nothing times out: an idle connection
+// is a normal one.
 const FrameStall = 30 * time.Second
 
 // frameChunk is how much of a frame is read at once: memory grows with
@@ -48,36 +65,100 @@ const frameChunk = 64 << 10
 // it; the message is read in chunks of frameChunk, each within FrameStall
 // where r has read deadlines (which ReadFrame then clears).
 func ReadFrame(r io.Reader, order binary.ByteOrder, limit int) ([]byte, error) {
-	return readFrame(r, order, limit, FrameStall)
+	f := FrameReader{R: r, Order: order, Limit: limit}
+	return f.Read()
 }
 
-func readFrame(r io.Reader, order binary.ByteOrder, limit int, stall time.Duration) ([]byte, error) {
+// A FrameReader reads length-prefixed frames, whole (Read) or a length
+// first and the body after (Header, Body): the host relays a large frame
+// piece by piece as it arrives.
+type FrameReader struct {
+	R     io.Reader
+	Order binary.ByteOrder
+	Limit int
+	// Stall bounds the wait for the next bytes of a frame that has begun,
+	// where R has read deadlines; 0 means FrameStall.
+	Stall time.Duration
+	// Trusted: the peer's lengths are taken at their word (Chrome on the
+	// host's stdin, once it said hello): a body is read into one buffer of
+	// its size, not grown as it comes.
+	Trusted bool
+}
+
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+func (f *FrameReader) stall() time.Duration {
+	if f.Stall > 0 {
+		return f.Stall
+	}
+	return FrameStall
+}
+
+// Read reads one whole frame.
+func (f *FrameReader) Read() ([]byte, error) {
+	n, err := f.Header()
+	if err != nil {
+		return nil, err
+	}
+	if f.Trusted {
+		return f.Body(make([]byte, 0, n), n)
+	}
+	return f.Body(make([]byte, 0, min(n, frameChunk)), n)
+}
+
+// Header reads a frame's length and checks it against the limit (over it:
+// the length and ErrTooLarge, the body unread). The first byte may take as
+// long as it likes (an idle peer); the other three come within the stall.
+func (f *FrameReader) Header() (int, error) {
 	var hdr [4]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return nil, err // io.EOF: the peer closed between messages
+	got, err := io.ReadAtLeast(f.R, hdr[:], 1)
+	if err != nil {
+		return 0, err // io.EOF: the peer closed between messages
 	}
-	n := int64(order.Uint32(hdr[:]))
-	if n > int64(limit) {
-		return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, n, limit)
+	if got < len(hdr) {
+		d, timed := f.R.(deadliner)
+		if timed {
+			_ = d.SetReadDeadline(time.Now().Add(f.stall()))
+		}
+		_, err = io.ReadFull(f.R, hdr[got:])
+		if timed {
+			_ = d.SetReadDeadline(time.Time{})
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, fmt.Errorf("read a message's length (%d of 4 bytes came): %w", got, err)
+		}
 	}
-	d, timed := r.(interface{ SetReadDeadline(time.Time) error })
+	n := int64(f.Order.Uint32(hdr[:]))
+	if n > int64(f.Limit) {
+		return int(n), fmt.Errorf("%w: %d bytes, the limit is %d", ErrTooLarge, n, f.Limit)
+	}
+	return int(n), nil
+}
+
+// Body appends the n bytes of a frame's body to buf, in chunks, each
+// within the stall where R has read deadlines.
+func (f *FrameReader) Body(buf []byte, n int) ([]byte, error) {
+	d, timed := f.R.(deadliner)
 	if timed {
 		defer d.SetReadDeadline(time.Time{})
 	}
-	buf := make([]byte, 0, min(n, frameChunk))
-	for int64(len(buf)) < n {
+	start := len(buf)
+	for len(buf)-start < n {
 		if timed {
-			_ = d.SetReadDeadline(time.Now().Add(stall))
+			_ = d.SetReadDeadline(time.Now().Add(f.stall()))
 		}
-		want := int(min(n-int64(len(buf)), frameChunk))
+		want := min(n-(len(buf)-start), frameChunk)
 		buf = slices.Grow(buf, want)
-		got, err := io.ReadFull(r, buf[len(buf):len(buf)+want])
+		got, err := io.ReadFull(f.R, buf[len(buf):len(buf)+want])
 		buf = buf[:len(buf)+got]
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("read a %d-byte message (%d bytes came): %w", n, len(buf), err)
+			return nil, fmt.Errorf("read a %d-byte message (%d bytes came): %w", n, len(buf)-start, err)
 		}
 	}
 	return buf, nil
@@ -93,22 +174,69 @@ func WriteFrame(w io.Writer, order binary.ByteOrder, msg []byte) error {
 	return err
 }
 
-// chunk is the envelope of one piece of a message over a hop's limit.
-type chunk struct {
-	Type  string    `json:"type"`
-	Chunk chunkHead `json:"chunk"`
-	Data  string    `json:"data"`
+// WriteFrames writes messages as frames in one write where w can gather
+// (a socket: writev), without copying them.
+func WriteFrames(w io.Writer, order binary.ByteOrder, msgs [][]byte) error {
+	bufs := make(net.Buffers, 0, 2*len(msgs))
+	hdrs := make([]byte, 4*len(msgs))
+	for i, m := range msgs {
+		order.PutUint32(hdrs[4*i:], uint32(len(m)))
+		bufs = append(bufs, hdrs[4*i:4*i+4], m)
+	}
+	_, err := bufs.WriteTo(w)
+	return err
 }
 
-type chunkHead struct {
-	ID   int64 `json:"id"`
-	Last bool  `json:"last,omitempty"`
-}
+// A chunk is one piece of a message over a hop's limit:
+//
+//	{"type":"chunk","client":"c1","chunk":{"id":7,"last":true},"data":"…"}
+//
+// data is a piece of the message's JSON text, as a JSON string; the
+// pieces of one id, joined, are the message. client routes the pieces (the
+// host never joins them: the receiver does), and is the sender's client id
+// for the message once joined.
 
-// chunkOverhead bounds the envelope around a chunk's data, and the escaping
-// of that data: a JSON text escapes at most '"' and '\' again (2 bytes each)
-// once it is itself a string.
+// chunkOverhead bounds the envelope around a chunk's data.
 const chunkOverhead = 128
+
+// ChunkRoom is how many bytes of a message fit in one chunk of a hop whose
+// limit is limit: in the worst case each byte is escaped to six (a control
+// character as \u00XX).
+func ChunkRoom(limit int) int { return (limit - chunkOverhead) / 6 }
+
+// AppendChunk appends one chunk message carrying piece (bytes of a
+// message's JSON text: a piece may end inside a UTF-8 sequence only if
+// CutRune kept the rest for the next piece).
+func AppendChunk(dst []byte, id int64, client string, last bool, piece []byte) []byte {
+	dst = append(dst, `{"type":"chunk",`...)
+	if client != "" {
+		dst = append(dst, `"client":`...)
+		dst = AppendString(dst, client)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"chunk":{"id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	if last {
+		dst = append(dst, `,"last":true`...)
+	}
+	dst = append(dst, `},"data":"`...)
+	dst = appendEscaped(dst, piece)
+	return append(dst, `"}`...)
+}
+
+// CutRune splits off the end of b that begins a UTF-8 sequence b does not
+// finish, so that a piece of a message never splits a character.
+func CutRune(b []byte) (whole, rest []byte) {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i], b[i:]
+			}
+			break
+		}
+	}
+	return b, nil
+}
 
 // Splitter cuts messages over a limit into chunks. Its zero value is not
 // usable: use NewSplitter. Not safe for concurrent use.
@@ -128,18 +256,15 @@ func (s *Splitter) Split(msg []byte) [][]byte {
 		return [][]byte{msg}
 	}
 	s.nextID++
-	// Worst case every byte is '"' or '\' and doubles when escaped.
-	room := (s.limit - chunkOverhead) / 2
+	room := ChunkRoom(s.limit)
 	var out [][]byte
 	for len(msg) > 0 {
-		n := min(room, len(msg))
-		for n < len(msg) && n > 0 && !utf8.RuneStart(msg[n]) {
-			n--
+		piece, _ := CutRune(msg[:min(room, len(msg))])
+		if len(piece) == 0 {
+			piece = msg[:min(room, len(msg))] // no character starts here: escaped as U+FFFD
 		}
-		piece := msg[:n]
-		msg = msg[n:]
-		c, _ := json.Marshal(chunk{Type: "chunk", Chunk: chunkHead{ID: s.nextID, Last: len(msg) == 0}, Data: string(piece)})
-		out = append(out, c)
+		msg = msg[len(piece):]
+		out = append(out, AppendChunk(nil, s.nextID, "", len(msg) == 0, piece))
 	}
 	return out
 }
@@ -153,28 +278,30 @@ type Joiner struct {
 // NewJoiner joins chunks into messages of at most limit bytes.
 func NewJoiner(limit int) *Joiner { return &Joiner{limit: limit, pending: map[int64][]byte{}} }
 
-// Add takes one received message. A message that is not a chunk comes back
-// as is; a chunk is kept until its last piece, which returns the whole. ok is
-// false while a message is incomplete.
-func (j *Joiner) Add(msg []byte) (whole []byte, ok bool, err error) {
-	if !IsType(msg, "chunk") {
-		return msg, true, nil
+// Add takes one chunk (f, read by Scan). It returns the whole message
+// once its last piece came; ok is false while it is incomplete.
+func (j *Joiner) Add(f Fields) (whole []byte, ok bool, err error) {
+	var head chunkHead
+	var data string
+	if json.Unmarshal(f.Chunk, &head) != nil || json.Unmarshal(f.Data, &data) != nil {
+		return nil, false, errors.New("a chunk without an id or data")
 	}
-	var c chunk
-	if err := json.Unmarshal(msg, &c); err != nil {
-		return nil, false, fmt.Errorf("a chunk that is not valid: %w", err)
-	}
-	buf := append(j.pending[c.Chunk.ID], c.Data...)
+	buf := append(j.pending[head.ID], data...)
 	if len(buf) > j.limit {
-		delete(j.pending, c.Chunk.ID)
-		return nil, false, fmt.Errorf("%w: chunked message %d passed %d bytes", ErrTooLarge, c.Chunk.ID, j.limit)
+		delete(j.pending, head.ID)
+		return nil, false, fmt.Errorf("%w: chunked message %d passed %d bytes", ErrTooLarge, head.ID, j.limit)
 	}
-	if !c.Chunk.Last {
-		j.pending[c.Chunk.ID] = buf
+	if !head.Last {
+		j.pending[head.ID] = buf
 		return nil, false, nil
 	}
-	delete(j.pending, c.Chunk.ID)
+	delete(j.pending, head.ID)
 	return buf, true, nil
+}
+
+type chunkHead struct {
+	ID   int64 `json:"id"`
+	Last bool  `json:"last,omitempty"`
 }
 
 // IsType reports whether msg is a JSON object whose "type" is typ, looking

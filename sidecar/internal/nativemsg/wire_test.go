@@ -70,7 +70,11 @@ func TestSplitJoin(t *testing.T) {
 		if !json.Valid(p) || !utf8.Valid(p) {
 			t.Fatalf("chunk %d is not valid JSON", i)
 		}
-		got, ok, err := j.Add(p)
+		f, err := Scan(p)
+		if err != nil || f.Type != "chunk" {
+			t.Fatalf("chunk %d: %v", i, err)
+		}
+		got, ok, err := j.Add(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,9 +91,6 @@ func TestSplitJoin(t *testing.T) {
 	if p := s.Split(small); len(p) != 1 || !bytes.Equal(p[0], small) {
 		t.Fatalf("a small message was changed: %q", p)
 	}
-	if got, ok, _ := j.Add(small); !ok || !bytes.Equal(got, small) {
-		t.Fatal("the joiner changed a message that is not a chunk")
-	}
 }
 
 func TestJoinerRefusesOversized(t *testing.T) {
@@ -97,7 +98,8 @@ func TestJoinerRefusesOversized(t *testing.T) {
 	j := NewJoiner(5000)
 	var err error
 	for _, p := range s.Split(bytes.Repeat([]byte("a"), 20000)) {
-		if _, _, err = j.Add(p); err != nil {
+		f, _ := Scan(p)
+		if _, _, err = j.Add(f); err != nil {
 			break
 		}
 	}
@@ -168,7 +170,8 @@ func TestAStalledFrameEnds(t *testing.T) {
 	}()
 	done := make(chan error, 1)
 	go func() {
-		_, err := readFrame(a, binary.LittleEndian, MaxSocketMessage, 100*time.Millisecond)
+		f := FrameReader{R: a, Order: binary.LittleEndian, Limit: MaxSocketMessage, Stall: 100 * time.Millisecond}
+		_, err := f.Read()
 		done <- err
 	}()
 	select {
@@ -183,5 +186,70 @@ func TestAStalledFrameEnds(t *testing.T) {
 	go func() { _ = WriteFrame(b, binary.LittleEndian, []byte(`{"type":"late"}`)) }()
 	if got, err := ReadFrame(a, binary.LittleEndian, MaxSocketMessage); err != nil || string(got) != `{"type":"late"}` {
 		t.Fatalf("after a stall: %q, %v", got, err)
+	}
+}
+
+// Scan reads the members routing needs and leaves the rest as the bytes
+// they are: a value is a slice of the message, one whole JSON value.
+func TestScanLeavesValuesAsTheyCame(t *testing.T) {
+	msg := []byte(` {"params": {"a":[1,{"b":"}\"]"}],"c":null} ,"type":"cdpEvent","tabId":7,"client":"c\u00e9","sessionId":"S","method":"Page.x","id":12,"result":"r"} `)
+	f, err := Scan(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Type != "cdpEvent" || f.TabID != 7 || f.ID != 12 || f.Client != "cé" || f.SessionID != "S" || f.Method != "Page.x" {
+		t.Fatalf("fields: %+v", f)
+	}
+	if string(f.Params) != `{"a":[1,{"b":"}\"]"}],"c":null}` || string(f.Result) != `"r"` {
+		t.Fatalf("raw values: %s %s", f.Params, f.Result)
+	}
+	if &f.Params[0] != &msg[12] {
+		t.Fatal("params were copied")
+	}
+	for _, bad := range []string{``, `[]`, `{}`, `{"type":"x"`, `{"type":"x",}`, `{"type":"x"} {}`, `{"type":"x","a":[1,}`, `{"type":"x","a":"` + "\x01" + `"}`, `{"type":1}`, strings.Repeat(`{"a":`, 2000)} {
+		if _, err := Scan([]byte(bad)); !errors.Is(err, ErrNotMessage) {
+			t.Errorf("Scan(%.40q) = %v, want ErrNotMessage", bad, err)
+		}
+	}
+	var got []string
+	if err := Each([]byte(` [ {"type":"a"} , {"type":"b","x":[1,2]} ]`), func(m []byte) error { got = append(got, string(m)); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1] != `{"type":"b","x":[1,2]}` {
+		t.Fatalf("Each: %q", got)
+	}
+}
+
+// A string is escaped as a browser's JSON parser takes it: invalid UTF-8
+// becomes U+FFFD rather than a message the browser refuses.
+func TestAppendString(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":           `"plain"`,
+		"q\"b\\n\n\t\x01": `"q\"b\\n\n\t\u0001"`,
+		"é😀":              `"é😀"`,
+		"bad\xffbyte":     `"bad\ufffdbyte"`,
+	} {
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+	whole, rest := CutRune([]byte("ab\xf0\x9f"))
+	if string(whole) != "ab" || string(rest) != "\xf0\x9f" {
+		t.Fatalf("CutRune: %q %q", whole, rest)
+	}
+	if whole, rest := CutRune([]byte("abé")); string(whole) != "abé" || rest != nil {
+		t.Fatalf("CutRune of whole characters: %q %q", whole, rest)
+	}
+}
+
+// A frame whose length stops halfway ends after the stall too.
+func TestAHalfLengthEnds(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() { _, _ = b.Write([]byte{1, 0}) }()
+	f := FrameReader{R: a, Order: binary.LittleEndian, Limit: MaxSocketMessage, Stall: 100 * time.Millisecond}
+	if _, err := f.Read(); !errors.Is(err, os.ErrDeadlineExceeded) || !strings.Contains(err.Error(), "2 of 4 bytes came") {
+		t.Fatalf("a length that stopped halfway: %v", err)
 	}
 }
