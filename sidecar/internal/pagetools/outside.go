@@ -300,11 +300,14 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 		return "", fmt.Errorf("%s: check the effect in the page: %w", ref.name, err)
 	}
 	var v struct {
-		Seen bool   `json:"seen"`
-		What string `json:"what"`
+		Seen     bool   `json:"seen"`
+		What     string `json:"what"`
+		Before   int    `json:"before"`   // emptied, unfiltered: the list's items
+		Matching int    `json:"matching"` // emptied: those of the kind the option names; unfiltered: those not of it
 	}
 	_ = json.Unmarshal(raw, &v)
 	item := quotePage(fmt.Sprint(args["item"]), 80)
+	option := quotePage(fmt.Sprint(args[ref.param]), 60)
 	if v.Seen {
 		switch v.What {
 		case "ticked", "unticked":
@@ -316,7 +319,7 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 		case "shown":
 			return "The text appeared on the page.", nil
 		case "current":
-			return fmt.Sprintf("%s is the current one now.", quotePage(fmt.Sprint(args[ref.param]), 60)), nil
+			return fmt.Sprintf("%s is the current one now.", option), nil
 		}
 		return "The page changed.", nil
 	}
@@ -329,6 +332,9 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 		"still-there":    fmt.Sprintf("the item %s is still there", item),
 		"not-renamed":    fmt.Sprintf("no item reads %s", quotePage(fmt.Sprint(args["text"]), 80)),
 		"both":           fmt.Sprintf("an item reads the new text but %s is still there", item),
+		"emptied": fmt.Sprintf("%s was clicked, and the list that showed %d item(s), %d of them of the kind it names, shows none now (the page did not show what it names)",
+			option, v.Before, v.Matching),
+		"unfiltered": fmt.Sprintf("%s was clicked, and the list still shows %d item(s) that are not of the kind it names, of %d", option, v.Matching, v.Before),
 	}[v.What]
 	if why == "" {
 		why = "its effect could not be checked"

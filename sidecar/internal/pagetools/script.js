@@ -965,16 +965,63 @@
     return null;
   }
 
-  async function callSwitch(r, req) {
+  // What a filter's option names, as a test of an item (its words, and
+  // whether it is ticked): "All" every item, "Completed" the ticked ones,
+  // "Active" the others, another word the items that carry it; null when
+  // the label says nothing an item can be told by.
+  const ALL_OPTION = /^(all|everything|any|show all|all items)$/;
+  const TICKED = new Set(['completed', 'complete', 'done', 'finished', 'checked', 'ticked', 'closed', 'resolved']);
+  const UNTICKED = new Set(['active', 'open', 'pending', 'remaining', 'incomplete', 'uncompleted', 'unchecked', 'todo', 'undone', 'left']);
+  function kindOf(label) {
+    const low = clean(label, 60).toLowerCase();
+    if (ALL_OPTION.test(low)) return () => true;
+    const words = low.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    if (words.some((w) => TICKED.has(w))) return (s) => s.ticked;
+    if (words.some((w) => UNTICKED.has(w))) return (s) => !s.ticked;
+    const own = words.filter((w) => w.length >= 3);
+    return own.length ? (s) => own.some((w) => s.words.has(w)) : null;
+  }
+  // An item as a filter tells it: ticked (its checkbox, or a class that
+  // says so) and the words of its class and text.
+  function itemState(item) {
+    const p = itemParts(item);
+    const cls = String(getAttr(item, 'class') || '').toLowerCase();
+    const words = new Set((cls + ' ' + clean(textContent(item), 300).toLowerCase()).split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+    const ticked = !!(p.check && (p.check.checked || getAttr(p.check, 'aria-checked') === 'true')) || cls.split(/\s+/).some((w) => TICKED.has(w));
+    return { ticked, words };
+  }
+  // The lists of items the page has now (the registry's), with their shown
+  // items' states: what a switch is expected to filter.
+  const listStates = (reg) => (reg ? reg.items : []).map((ri) => ({ r: ri, before: live(ri) ? itemsOf(ri).slice(0, 200).map(itemState) : [] }));
+
+  async function callSwitch(r, req, reg) {
     if (!live(r)) return { error: 'stale' };
     const o = optionOf(r, req.option);
     if (!o) return { error: 'gone' };
     if (isCurrent(o.el) || isCurrent(parentElement(o.el))) return { ok: true, submitted: false, already: true };
     const watch = watchStart();
-    expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document) });
+    expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document), lists: listStates(reg) });
     const at = aim(o.el);
     if (!at) clickEl(o.el);
     return { ok: true, submitted: true, watch, verify: true, click: at };
+  }
+
+  // A switch's option that names a kind of item (a filter) has not done
+  // its work when a list that showed items of that kind shows none now, or
+  // shows items that are not of it while it can tell (ticked or not):
+  // { seen: false, what, before, matching }, else null.
+  function filtered(e) {
+    const kind = kindOf(e.option);
+    if (!kind) return null;
+    for (const l of e.lists || []) {
+      const matching = l.before.filter(kind).length;
+      const now = live(l.r) ? itemsOf(l.r).slice(0, 200).map(itemState) : [];
+      if (l.before.length && !now.length && matching) return { seen: false, what: 'emptied', before: l.before.length, matching };
+      const ticks = l.before.some((s) => s.ticked) !== l.before.every((s) => s.ticked) || now.some((s) => s.ticked);
+      const other = now.filter((s) => !kind(s)).length;
+      if (ticks && other && kind({ ticked: true, words: new Set() }) !== kind({ ticked: false, words: new Set() })) return { seen: false, what: 'unfiltered', before: now.length, matching: other };
+    }
+    return null;
   }
 
   // Whether what the call expected is on the page now: { seen, what }.
@@ -1006,6 +1053,8 @@
         return has && (left < e.count || e.text === e.label) ? { seen: true, what: 'renamed' } : { seen: false, what: has ? 'both' : 'not-renamed' };
       }
       case 'switch': {
+        const wrong = filtered(e);
+        if (wrong) return wrong;
         const o = optionOf(e.r, e.option);
         if (docURL(document) !== e.url || (o && (isCurrent(o.el) || isCurrent(parentElement(o.el))))) return { seen: true, what: 'current' };
         return bodyText() !== e.page ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
@@ -1449,7 +1498,7 @@
     }
     if (req.kind === 'item' || req.kind === 'switch') {
       const r = (req.kind === 'item' ? reg.items : reg.switches)[req.id];
-      return r ? (req.kind === 'item' ? callItem(r, req) : callSwitch(r, req)) : { error: 'stale' };
+      return r ? (req.kind === 'item' ? callItem(r, req) : callSwitch(r, req, reg)) : { error: 'stale' };
     }
     if (req.kind === 'list') {
       const r = reg.lists[req.id];
