@@ -1,11 +1,13 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +52,7 @@ type pageSurface struct {
 	registered map[string]listedTool // every page tool registered with the server, by MCP name
 	core       map[string]bool       // progressive: its tools listed now (nil: all)
 	lastKey    string                // what was listed at the last notification
+	refreshes  uint64                // refreshes so far (listedTool.last)
 	sessions   map[string]*seen      // what each MCP session was shown (shown.go)
 
 	ctx    context.Context
@@ -63,10 +66,13 @@ type listedTool struct {
 	on   pagefocus.Shown // the tab and document it belongs to
 	sig  string
 	tool mcp.Tool
+	last uint64 // the refresh that last listed it
 }
 
 // maxRegistered bounds the page tools kept registered for their errors;
-// past it those not listed are dropped.
+// past it those listed longest ago are dropped (never those the last
+// change hid: a call of one must hear why it is gone, not mcp-go's
+// "tool not found").
 const maxRegistered = 256
 
 func (p *pageSurface) start() {
@@ -175,10 +181,12 @@ func (p *pageSurface) refresh() {
 	key := fmt.Sprintf("%s\x00%s\x00%s", owner, strings.Join(core, ","), strings.Join(keys, "\x00"))
 	changed := p.lastKey != "" && key != p.lastKey // the first refresh only takes the start's state
 	var add []server.ServerTool
+	p.refreshes++
 	for name, lt := range shown {
 		if old, ok := p.registered[name]; !ok || old.sig != lt.sig || old.on.TabID != lt.on.TabID {
 			add = append(add, server.ServerTool{Tool: lt.tool, Handler: p.callListed})
 		}
+		lt.last = p.refreshes
 		p.registered[name] = lt
 	}
 	p.shown, p.lastKey = shown, key
@@ -188,15 +196,7 @@ func (p *pageSurface) refresh() {
 			p.core[n] = true
 		}
 	}
-	var stale []string
-	if len(p.registered) > maxRegistered {
-		for name := range p.registered {
-			if _, ok := shown[name]; !ok {
-				stale = append(stale, name)
-				delete(p.registered, name)
-			}
-		}
-	}
+	stale := p.staleLocked(shown)
 	p.mu.Unlock()
 	if len(stale) > 0 {
 		p.srv.DeleteTools(stale...)
@@ -210,6 +210,27 @@ func (p *pageSurface) refresh() {
 	case changed:
 		p.srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
 	}
+}
+
+// staleLocked drops from the registry, past maxRegistered, the tools not
+// listed now that were listed longest ago, down to three quarters of it;
+// those the last change hid stay. It answers their names.
+func (p *pageSurface) staleLocked(shown map[string]listedTool) []string {
+	if len(p.registered) <= maxRegistered {
+		return nil
+	}
+	var hidden []string
+	for name, lt := range p.registered {
+		if _, ok := shown[name]; !ok && lt.last < p.refreshes-1 {
+			hidden = append(hidden, name)
+		}
+	}
+	slices.SortFunc(hidden, func(a, b string) int { return cmp.Compare(p.registered[a].last, p.registered[b].last) })
+	n := min(len(hidden), len(p.registered)-maxRegistered*3/4)
+	for _, name := range hidden[:max(n, 0)] {
+		delete(p.registered, name)
+	}
+	return hidden[:max(n, 0)]
 }
 
 // listed makes an MCP tool of a page tool, under its own name or, when that

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Tool is one page tool as MCP lists it.
@@ -121,6 +122,10 @@ type rawForm struct {
 	Enter bool   `json:"enter"`
 	Pick  bool   `json:"pick"` // a select on its own: choosing is the action
 	Hint  string `json:"hint"`
+	// Unlock: the label of the button that turns the group's fields on
+	// ("Try it out"); the call clicks it first, then the button that
+	// follows the fields once they are on.
+	Unlock string `json:"unlock"`
 }
 
 type rawField struct {
@@ -196,6 +201,8 @@ type toolRef struct {
 	pageKey string         // an imperative tool's name in the page
 	action  int            // an item tool's action in its list
 	param   string         // a switch tool's parameter
+	// disclosure: a switch tool whose options are disclosures to open
+	disclosure bool
 }
 
 // secrets lists the arguments of write-only (password) properties.
@@ -414,6 +421,10 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 		own = append(own, "Types the text into a field of the page and presses Enter, as a person does, and checks that the text appeared on the page.")
 	case f.Pick:
 		own = append(own, "Chooses an option of a list on the page (it is in no form), as a person does, and checks that the page changed.")
+	case f.Unlock != "" && len(f.Fields) > 0:
+		own = append(own, fmt.Sprintf("Clicks %s to turn these fields of the page on (they are in no form), fills them in, clicks the button that then follows them, as a person does, and checks that the page changed.", pageLabel(f.Unlock, 40)))
+	case f.Unlock != "":
+		own = append(own, fmt.Sprintf("Clicks %s in this part of the page, then the button it shows, as a person does, and checks that the page changed.", pageLabel(f.Unlock, 40)))
 	case f.Group:
 		own = append(own, "Fills in these fields of the page (they are in no form) and clicks the button that follows them.")
 	case t.Annotations.ReadOnlyHint:
@@ -515,6 +526,11 @@ var changesState = regexp.MustCompile(`(^|_)(add|create|delete|remove|erase|buy|
 // other credential, no file and no word of changing anything.
 func formAnnotations(f rawForm) Annotations {
 	words := snake(joinUnique(" ", f.ToolName, formName(f), f.Label, f.Submit), 0, 400)
+	if f.Unlock != "" {
+		// The button it clicks last is not known until the fields are on:
+		// never read-only, destructive unless its name says it only reads.
+		return Annotations{DestructiveHint: !harmless.MatchString(words), OpenWorldHint: true}
+	}
 	method := strings.ToLower(f.Method)
 	readOnly := method != "post" && method != "dialog" && f.Files == 0 && !formHasCredential(f) && !changesState.MatchString(words)
 	// A lone field whose Enter adds something only adds (MCP: additive).
@@ -657,7 +673,7 @@ func fieldTextBeside(fd rawField, name string) string {
 // checks: its first values are listed as page text, the rest counted.
 func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 	vals := make([]string, 0, len(fd.Options))
-	var labels []string
+	var labelled []rawOption
 	size, longest := 0, 0
 	for _, o := range fd.Options {
 		if slices.Contains(vals, o.V) {
@@ -666,12 +682,12 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		vals = append(vals, o.V)
 		size, longest = size+len(o.V)+3, max(longest, len(o.V))
 		if o.L != "" && !strings.EqualFold(strings.TrimSpace(o.L), strings.TrimSpace(o.V)) {
-			labels = append(labels, o.V+" = "+o.L)
+			labelled = append(labelled, o)
 		}
 	}
 	if fd.OptionCount <= optionMax && fd.OptionCount <= len(fd.Options) && longest <= enumValueMax && size <= d.enumBytes() {
-		if len(labels) > 0 && d.listValues() {
-			own = append(own, "Options (value = label): "+pageLabel(strings.Join(labels, "; "), 240)+".")
+		if len(labelled) > 0 && d.listValues() {
+			own = append(own, "Options (value = label): "+valueLabels(labelled)+".")
 		}
 		return vals, own
 	}
@@ -680,6 +696,28 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		own = append(own, someOptions(fd))
 	}
 	return nil, own
+}
+
+// labelsShown is what the "value = label" list of a choice's options
+// takes, in characters (three times that at most); each label gets its
+// share (at least labelMin), so options
+// whose labels are long paragraphs are told apart by their beginnings
+// rather than the first one taking it all.
+const (
+	labelsShown = 240
+	labelMin    = 40
+)
+
+// valueLabels is the page text of a choice's "value = label" list.
+func valueLabels(opts []rawOption) string {
+	per := max(labelMin, labelsShown/len(opts)-len(" = ; "))
+	parts := make([]string, len(opts))
+	n := 0
+	for i, o := range opts {
+		parts[i] = cleanText(o.V, enumValueMax) + " = " + cleanText(o.L, per)
+		n += utf8.RuneCountInString(parts[i]) + 2
+	}
+	return pageLabel(strings.Join(parts, "; "), min(max(labelsShown, n), 3*labelsShown))
 }
 
 // someOptions lists a field's first options ("value" or "value = label")

@@ -1,6 +1,7 @@
 package pagetools
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,6 +124,7 @@ type Engine struct {
 	loader    string           // the main frame's document (its loaderId), from navigation events
 	doc       *document        // the page as last discovered
 	gone      map[string]goneTool
+	goneSeq   int // changes that took tools away
 	published []Tool
 	pubSig    string
 	scriptID  string
@@ -129,11 +132,13 @@ type Engine struct {
 	commits   int  // main-frame documents committed
 	stops     int  // main-frame loads stopped
 	pending   bool // a navigation started and has neither committed nor stopped
+	sameDocs  int  // main-frame navigations within the document (history API, fragments)
 	popups    int  // navigations this page sent to a new tab or window
 	popupURL  string
 	ensuring  bool
 	started   bool
 	closed    bool
+	net       netState     // the page's requests a call started (network.go)
 	dialog    *Dialog      // the JavaScript dialog open on the page, if any
 	pend      *pendingCall // a call a dialog interrupted, until it ends
 }
@@ -142,7 +147,11 @@ type Engine struct {
 type goneTool struct {
 	url       string // the page it belonged to
 	navigated bool   // gone with a navigation (else the page changed)
+	seq       int    // when it went (the oldest are forgotten first)
 }
+
+// maxGone bounds the gone tools remembered.
+const maxGone = 256
 
 // document is one discovered document of the main frame.
 type document struct {
@@ -547,15 +556,17 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	// Names the page no longer has are remembered, so calling one says
 	// why it is gone rather than that it never existed.
 	if e.doc != nil {
+		e.goneSeq++
 		for name := range e.doc.refs {
-			if refs[name] == nil && len(e.gone) < 256 {
-				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc}
+			if refs[name] == nil {
+				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc, seq: e.goneSeq}
 			}
 		}
 	}
 	for name := range refs {
 		delete(e.gone, name)
 	}
+	e.forgetGoneLocked()
 	e.doc = d
 	if sig := signature(tools); sig != e.pubSig {
 		e.published, e.pubSig = tools, sig
@@ -565,6 +576,24 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 		e.signalLocked() // the same tools, of another document
 	}
 	e.broadcastLocked()
+}
+
+// forgetGoneLocked keeps at most maxGone gone tools: the oldest go first
+// (down to three quarters), never those gone at the last change.
+func (e *Engine) forgetGoneLocked() {
+	if len(e.gone) <= maxGone {
+		return
+	}
+	names := make([]string, 0, len(e.gone))
+	for name, g := range e.gone {
+		if g.seq < e.goneSeq {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(e.gone[a].seq, e.gone[b].seq) })
+	for _, name := range names[:min(len(names), len(e.gone)-maxGone*3/4)] {
+		delete(e.gone, name)
+	}
 }
 
 // documentIDLocked names the main frame's document now: its loaderId,

@@ -124,6 +124,14 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 		}
 	case "Page.javascriptDialogClosed":
 		e.onDialogClosed()
+	case "Network.requestWillBeSent":
+		if ev, ok := decode[requestEvent](params); ok {
+			e.onRequest(ev)
+		}
+	case "Network.loadingFinished", "Network.loadingFailed":
+		if ev, ok := decode[requestEvent](params); ok {
+			e.onRequestDone(ev)
+		}
 	}
 }
 
@@ -188,6 +196,7 @@ func (e *Engine) onSameDocument(ev sameDocumentEvent) {
 		return
 	}
 	e.url = ev.URL
+	e.sameDocs++
 	if e.doc != nil {
 		e.doc.url = ev.URL
 	}
