@@ -49,9 +49,12 @@ export function optionFor(param, want) {
 
 const isFile = (v) => v && typeof v === 'object' && !Array.isArray(v) && 'file' in v;
 
+/** Whether param takes local files (its description says so). */
+const takesFiles = (param) => /\blocal files? to attach\b/i.test(param.schema.description ?? '');
+
 /** value in the shape param takes, or undefined when it cannot take it. */
 export function convert(param, value) {
-  if (isFile(value)) return undefined; // no page-tool parameter takes a file
+  if (isFile(value)) return takesFiles(param) ? (param.type === 'array' ? [value.file] : value.file) : undefined;
   if (Array.isArray(value)) {
     if (param.type !== 'array') return undefined;
     const out = value.map((v) => (param.options.length ? optionFor(param, v) : v));

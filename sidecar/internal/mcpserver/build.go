@@ -44,6 +44,9 @@ type Options struct {
 	// words go over them (Words). nil: those remedies are left unsaid.
 	StartWords remedy.Words
 	Logger     *slog.Logger
+	// Files says which local files a page's file field may attach: its
+	// Roots default to the coordinator's workspace folder.
+	Files pagetools.Files
 }
 
 // Check says what is wrong with o, in the words of the flags.
@@ -126,7 +129,11 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 		return out, nil
 	}
 
-	engine := pagetools.Config{Logger: log, ContentTool: o.Progressive}
+	files := o.Files
+	if len(files.Roots) == 0 && c.Status().Workspace != "" {
+		files.Roots = []string{c.Status().Workspace}
+	}
+	engine := pagetools.Config{Logger: log, ContentTool: o.Progressive, Files: files}
 	if o.Progressive {
 		pr := newProgressive(c, p, words)
 		p.prog = pr

@@ -154,6 +154,8 @@ type rawField struct {
 	Empty       bool        `json:"empty"`
 	Options     []rawOption `json:"options"`
 	OptionCount int         `json:"optionCount"`
+	Multiple    bool        `json:"multiple"` // a file field that takes several
+	Accept      string      `json:"accept"`   // a file field's accept attribute
 }
 
 type rawOption struct {
@@ -434,8 +436,11 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 	}
 	if to := cleanText(f.CrossOrigin, 200); to != "" {
 		away := fmt.Sprintf("It submits to %s, another origin than the page's.", to)
-		if formHasCredential(f) {
-			away = fmt.Sprintf("It submits to %s, another origin than the page's: its password and other credential fields are sent there only when the call says %q: true.", to, AllowCrossOrigin)
+		switch {
+		case formHasCredential(f):
+			away = fmt.Sprintf("It submits to %s, another origin than the page's: its password and other credential fields (and files) are sent there only when the call says %q: true.", to, AllowCrossOrigin)
+		case formHasFile(f):
+			away = fmt.Sprintf("It submits to %s, another origin than the page's: files are sent there only when the call says %q: true.", to, AllowCrossOrigin)
 		}
 		own = append(own, away)
 	}
@@ -495,9 +500,9 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 			s.Required = append(s.Required, name)
 		}
 	}
-	if f.CrossOrigin != "" && formHasCredential(f) {
+	if f.CrossOrigin != "" && (formHasCredential(f) || formHasFile(f)) {
 		s.Properties = append(s.Properties, Property{Name: AllowCrossOrigin, Schema: &Schema{Type: "boolean",
-			Description: "Send the password and other credential fields to the other origin this form submits to (see the tool's description). Default false: the call is refused."}})
+			Description: "Send the password and other credential fields, and files, to the other origin this form submits to (see the tool's description). Default false: the call is refused."}})
 	}
 	return s, ref, left
 }
@@ -511,6 +516,11 @@ func fieldEmpty(fd rawField) bool {
 		return fd.Value == ""
 	}
 	return fd.Empty
+}
+
+// formHasFile: the form has a file field its tool takes.
+func formHasFile(f rawForm) bool {
+	return slices.ContainsFunc(f.Fields, func(fd rawField) bool { return fd.Type == "file" })
 }
 
 func formHasCredential(f rawForm) bool {
@@ -595,6 +605,8 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 		s.Format = "email"
 	case "url":
 		s.Format = "uri"
+	case "file":
+		own = fileSchema(s, fd, own)
 	}
 	if fd.Type == "password" || fd.Credential {
 		s.WriteOnly = true
@@ -614,6 +626,25 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 	}
 	s.Description = pageSays(strings.Join(own, " "), fieldText(fd), d.propText())
 	return s, true
+}
+
+// fileSchema makes s a file field's: a path, or several for one that
+// takes several.
+func fileSchema(s *Schema, fd rawField, own []string) []string {
+	s.file = true
+	own = append(own, "A local file to attach: its path, absolute or relative to the workspace folder; only files inside the workspace are attached.")
+	if fd.Multiple {
+		s.Type, s.Items = "array", &Schema{Type: "string", file: true}
+		own[len(own)-1] = "Local files to attach: their paths, absolute or relative to the workspace folder; only files inside the workspace are attached."
+		if fd.Required {
+			one := 1
+			s.MinItems = &one
+		}
+	}
+	if a := cleanText(fd.Accept, 100); a != "" {
+		own = append(own, "The page accepts: "+pageLabel(a, 100)+".")
+	}
+	return own
 }
 
 // choiceSchema makes s a choice field's: one of its options (by value,

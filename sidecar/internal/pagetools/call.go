@@ -134,6 +134,7 @@ type jsCall struct {
 	Credentials []struct {
 		F     int    `json:"f"`
 		Label string `json:"label"`
+		File  bool   `json:"file"`
 	} `json:"credentials"`
 	Range     *int   `json:"range"`
 	OK        bool   `json:"ok"`
@@ -374,6 +375,13 @@ func (e *Engine) run(ctx context.Context, doc *document, ref *toolRef, args map[
 	if ref.origin == OriginContent {
 		res, err := e.readContent(ctx, doc, ref)
 		return res, false, err
+	}
+	files, ferr := e.fileArgs(ref, args)
+	if ferr != nil {
+		return nil, false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: %v", ref.name, ferr)}
+	}
+	if err := e.attachFiles(ctx, doc, ref, files); err != nil {
+		return nil, false, err
 	}
 	before := e.counters()
 	defer e.watchNetwork(ctx)()
@@ -622,12 +630,16 @@ func (e *Engine) refused(ctx context.Context, ref *toolRef, doc *document, jr js
 		return false, &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page rejected the input (the browser's validation message follows); nothing was submitted and the fields are as they were: %s", ref.name, strings.Join(parts, "; "))}
 	case jr.CrossOrigin != "":
 		var what []string
+		kind := "credential field(s)"
 		for _, c := range jr.Credentials {
 			what = append(what, field(c.F, c.Label))
+			if c.File {
+				kind = "credential or file field(s)"
+			}
 		}
 		to := cleanText(jr.CrossOrigin, 200)
-		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its credential field(s) %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
-			ref.name, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
+		return false, &Error{Kind: ErrCrossOrigin, Msg: fmt.Sprintf("%s: refused: the form would send its %s %s to %s, another origin than the page's (%s); nothing was submitted and the fields are as they were. Call again with %q: true only if they are meant for %s",
+			ref.name, kind, strings.Join(what, ", "), to, Origin(doc.url), AllowCrossOrigin, to)}
 	case jr.Missing != nil && ref.disclosure:
 		return false, &Error{Kind: ErrInvalidArguments, Msg: fmt.Sprintf("%s: argument %q: no collapsed section's button reads so now; nothing was done. They read now: %s", ref.name, ref.param, pageLabel(strings.Join(*jr.Missing, "; "), 400))}
 	case jr.Missing != nil:
@@ -650,6 +662,10 @@ func jsValues(ref *toolRef, args map[string]any) []map[string]any {
 			continue
 		}
 		switch x := v.(type) {
+		case string:
+			if p.Schema.file {
+				v = 1 // attached already (files.go): how many the field must hold
+			}
 		case float64:
 			v = strconv.FormatFloat(x, 'f', -1, 64)
 		case int:
@@ -660,6 +676,9 @@ func jsValues(ref *toolRef, args map[string]any) []map[string]any {
 				ss[i], _ = s.(string)
 			}
 			v = ss
+			if p.Schema.file {
+				v = len(x)
+			}
 		}
 		out = append(out, map[string]any{"f": ref.fields[p.Name], "v": v})
 	}

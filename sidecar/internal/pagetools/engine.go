@@ -54,6 +54,9 @@ type Config struct {
 	Lease time.Duration
 	// noRenew: no renewals (tests of a lapsed lease).
 	noRenew bool
+	// Files says which local files a form's file field may attach (none
+	// by default: file fields are then no parameters).
+	Files Files
 	// ContentTool adds get_page_content, which returns the page's text:
 	// for surfaces with no other way to read the page (the seed's
 	// progressive surface).
@@ -194,7 +197,7 @@ func New(sess Session, cfg Config) *Engine {
 		"maxForms": 64, "maxFields": 60, "maxOptions": optionMax + 1, "maxLists": cfg.MaxLists,
 		"maxButtons": cfg.MaxButtons, "maxImperative": 32, "minItems": 3,
 		"textMax": 300, "valueMax": 200, "descMax": 1000, "schemaMax": 16384, "outputMax": 8 * cfg.TextLimit,
-		"leaseMs": cfg.Lease.Milliseconds(),
+		"leaseMs": cfg.Lease.Milliseconds(), "files": cfg.Files.enabled(),
 	})
 	e.source = "(" + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(scriptSource), ";")) + ")(" + string(conf) + ");"
 	return e

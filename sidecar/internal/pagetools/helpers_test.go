@@ -77,6 +77,20 @@ func serveSite(t testing.TB) *site {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"answer":"Rex","path":%q}`, r.URL.Path)
 	})
+	// Files a form uploads: "file <field> <name> <size>" for each.
+	mux.HandleFunc("/upload", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err == nil {
+			s.mu.Lock()
+			for field, fhs := range r.MultipartForm.File {
+				for _, fh := range fhs {
+					s.requests = append(s.requests, fmt.Sprintf("file %s %s %d", field, fh.Filename, fh.Size))
+				}
+			}
+			s.mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>Received</title><h1>Received</h1>")
+	})
 	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

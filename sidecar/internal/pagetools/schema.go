@@ -40,6 +40,8 @@ type Schema struct {
 	// labels are a single choice's option labels (lower case): the page
 	// takes an option by its label too.
 	labels map[string]bool
+	// file: a file field's (its values are paths; files.go).
+	file bool
 }
 
 // Property is one named property of an object schema.

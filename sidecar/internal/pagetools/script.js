@@ -273,7 +273,12 @@
         regFields.push(rf);
         continue;
       }
-      if (ln === 'input' && el.type === 'file' && !el.disabled) files++;
+      if (ln === 'input' && el.type === 'file' && !el.disabled) {
+        files++;
+        const d = cfg.files && fields.length < cfg.maxFields ? describeFile(el, declared) : null;
+        if (d) { fields.push(d); regFields.push({ kind: 'file', el }); }
+        continue;
+      }
       if (ln === 'button' || (ln === 'input' && (el.type === 'submit' || el.type === 'image'))) {
         if (!submit && el.type === 'submit' || !submit && el.type === 'image') submit = el;
         continue;
@@ -323,6 +328,19 @@
       out.autoSubmit = hasAttr(form, 'toolautosubmit');
     }
     return [out, { form, fields: regFields, submit, action, enter }];
+  }
+
+  // A file field (cfg.files: the engine may attach local files), shown, or
+  // hidden behind a widget's visible button beside it ("Choose file", whose
+  // label is the field's); null for one a person cannot reach.
+  function describeFile(el, declared) {
+    const widget = visible(el) ? null : Array.from(elChildren(parentElement(el) || el)).find((b) => b !== el && localName(b) === 'button' && visible(b));
+    if (!declared && !visible(el) && !widget) return null;
+    const d = describeField(el, 'input');
+    d.multiple = !!el.multiple;
+    d.accept = attr(el, 'accept', cfg.valueMax);
+    if (!d.label && widget) d.label = clean(Array.from(labelsOf(widget), (l) => ownText(l, cfg.textMax)).join(' '), cfg.textMax);
+    return d;
   }
 
   // A radio button, or a checkbox of a same-named group: an option of its
@@ -1568,6 +1586,7 @@
       case 'check': return f.el.checked;
       case 'radio': case 'checks': return f.els.map((e) => e.checked);
       case 'multi': return Array.from(f.el.options, (o) => o.selected);
+      case 'file': return f.el.files.length;
     }
   }
 
@@ -1580,6 +1599,8 @@
       case 'radio': f.els.forEach((e, i) => { if (old[i] && !e.checked) clickEl(e); else if (!old[i] && e.checked) e.checked = false; }); break;
       case 'checks': f.els.forEach((e, i) => setChecked(e, old[i])); break;
       case 'multi': Array.from(f.el.options).forEach((o, i) => { o.selected = old[i]; }); fire(f.el, 'input'); fire(f.el, 'change'); break;
+      // (The engine attached the files before the call: none stays.)
+      case 'file': if (f.el.files.length) { f.el.value = ''; fire(f.el, 'input'); fire(f.el, 'change'); } break;
     }
   }
 
@@ -1666,6 +1687,7 @@
       if (f.kind === 'widget') ok = f.el.value === String(v) || (f.el.value !== '' && loose(f.w.value) === loose(v));
       else if (f.kind === 'select') ok = f.el.value === optionFor(f.el, v).value;
       else if (f.kind === 'text') ok = f.el.value !== '' || String(v) === ''; // a date or number input empties itself on what it cannot read
+      else if (f.kind === 'file') ok = f.el.files.length === Number(v);
       if (!ok) out.push({ f: i, holds: clean(f.el.value, cfg.valueMax) });
     }
     return out;
@@ -1687,10 +1709,11 @@
     if (!to) return null;
     const out = [];
     for (const el of formElements(r.form)) {
-      if (!isCredential(el) || el.disabled) continue;
+      const file = localName(el) === 'input' && el.type === 'file';
+      if (!(isCredential(el) || file) || el.disabled) continue;
       const i = r.fields.findIndex((f) => f.el === el);
-      const v = pending && pending.has(i) ? pending.get(i) : el.value;
-      if (v != null && v !== '') out.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '' });
+      const v = pending && pending.has(i) ? pending.get(i) : file ? el.files.length : el.value;
+      if (v != null && v !== '' && v !== 0) out.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '', file });
     }
     return out.length ? { crossOrigin: to, credentials: out } : null;
   }
@@ -1702,14 +1725,16 @@
     for (const [f, , i] of fields) {
       if (!f || (f.el && !isConnected(f.el)) || (f.els && !f.els.every(isConnected))) return { error: 'gone' };
     }
+    // (Files the engine attached for this call go again when it stops here.)
+    const unattach = (out) => { for (const [f] of fields) if (f.kind === 'file') restore(f, 0); return out; };
     for (const [f, v, i] of fields) {
       const msg = precheck(f, v);
-      if (msg) return { invalid: [{ f: i, message: msg }] };
+      if (msg) return unattach({ invalid: [{ f: i, message: msg }] });
     }
     // Before anything is typed, and again just before the submit (the
     // page may move its form's action as it is filled in).
     const away = req.submit && credentialsAway(r, req, new Map(fields.map(([, v, i]) => [i, v])));
-    if (away) return away;
+    if (away) return unattach(away);
     const old = fields.map(([f]) => snapshot(f));
     for (const [f, v] of fields) fill(f, v);
     await tick(); // let a framework re-render (enable the submit button, say)
@@ -1796,11 +1821,19 @@
     return { error: 'stale' };
   }
 
+  // A form's file field, as an element (the engine attaches files to it).
+  function fileInput(gen, id, f) {
+    const reg = registries.get(gen);
+    const r = reg && reg.forms[id];
+    const field = r && r.fields[f];
+    return field && field.kind === 'file' && isConnected(field.el) ? field.el : null;
+  }
+
   Object.defineProperty(globalThis, cfg.key, {
     value: Object.freeze({
       // As JSON text: one string crosses CDP much faster than the object.
       discover: leased(() => discoverAndStore().then(([, , json]) => json)),
-      call: leased(call), settle: leased(settle), pageText: leased(pageText), pageSummary: leased(pageSummary), verify: leased(verify),
+      call: leased(call), settle: leased(settle), pageText: leased(pageText), pageSummary: leased(pageSummary), verify: leased(verify), fileInput: leased(fileInput),
       renew,
       stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
     }),
