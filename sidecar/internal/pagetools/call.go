@@ -113,7 +113,7 @@ type counters struct {
 func (e *Engine) counters() counters {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return counters{e.starts, e.commits, e.stops, e.popups, e.sameDocs, e.pubSig}
+	return counters{e.tab.starts, e.tab.commits, e.tab.stops, e.tab.popups, e.tab.sameDocs, e.pubSig}
 }
 
 // jsCall is the script's answer to a call.
@@ -506,10 +506,10 @@ func (e *Engine) finish(ctx context.Context, doc *document, ref *toolRef, res *R
 		res.Note = strings.TrimSpace(seen + " " + res.Note)
 	}
 	e.mu.Lock()
-	popup := e.popups != before.popups
+	popup := e.tab.popups != before.popups
 	if popup && !s.navigated {
-		res.PopupURL = e.popupURL
-		res.Note = strings.TrimSpace(fmt.Sprintf("The page opened %s in a new tab or window; this tab stayed where it was. %s", e.popupURL, res.Note))
+		res.PopupURL = e.tab.popupURL
+		res.Note = strings.TrimSpace(fmt.Sprintf("The page opened %s in a new tab or window; this tab stayed where it was. %s", e.tab.popupURL, res.Note))
 	}
 	e.mu.Unlock()
 	if !s.navigated {
@@ -704,13 +704,13 @@ const (
 
 func (e *Engine) navSinceLocked(before counters) navOutcome {
 	switch {
-	case e.commits != before.commits:
+	case e.tab.commits != before.commits:
 		return navCommitted
-	case e.starts == before.starts:
+	case e.tab.starts == before.starts:
 		return navNone
-	case e.pending:
+	case e.tab.pending:
 		return navPending
-	case e.sameDocs != before.sameDocs:
+	case e.tab.sameDocs != before.sameDocs:
 		return navSameDoc
 	}
 	return navEmpty
@@ -735,9 +735,10 @@ func (e *Engine) settle(ctx context.Context, ctxID int64, watch int, before coun
 // settleInPage waits for the page's own settle (its DOM quiet) while no
 // navigation brings a new document, and then, when the call started
 // requests of the page's own (fetch, XHR) that are still unanswered, for
-// their answers and the page's change after them (an API explorer's
-// response); ok is false when a navigation brought a new document (or
-// may have: the navigation path then follows it).
+// their answers (status and headers) and the page's change after them (an
+// API explorer's response: its first within SettleFirst, then quiet); ok
+// is false when a navigation brought a new document (or may have: the
+// navigation path then follows it).
 func (e *Engine) settleInPage(ctx context.Context, ctxID int64, watch int, before counters) (settled, bool) {
 	start := time.Now()
 	raw, ok := e.pageSettle(ctx, ctxID, watch, before, e.cfg.SettleFirst, true)
@@ -746,8 +747,8 @@ func (e *Engine) settleInPage(ctx context.Context, ctxID int64, watch int, befor
 	}
 	again := e.cfg.SettleMax - time.Since(start)
 	if e.requestsPending() && again > 0 {
-		_, _ = e.waitFor(ctx, again, func() bool { return len(e.net.inflight) == 0 || e.commits != before.commits })
-		if raw, ok = e.pageSettle(ctx, ctxID, watch, before, e.cfg.SettleQuiet, false); !ok {
+		_, _ = e.waitFor(ctx, again, func() bool { return len(e.tab.requests) == 0 || e.tab.commits != before.commits })
+		if raw, ok = e.pageSettle(ctx, ctxID, watch, before, e.cfg.SettleFirst, false); !ok {
 			return settled{}, false
 		}
 	} else if raw, ok = e.pageSettle(ctx, ctxID, watch, before, 0, false); !ok { // the watch ends; what it saw
@@ -819,15 +820,15 @@ func (e *Engine) pageSettle(ctx context.Context, ctxID int64, watch int, before 
 // settleNavigation waits for a navigation's new document and its tools,
 // or for the navigation to end without one (a download, an empty answer).
 func (e *Engine) settleNavigation(ctx context.Context, before counters) settled {
-	committed := func() bool { return e.commits != before.commits }
+	committed := func() bool { return e.tab.commits != before.commits }
 	ok, _ := e.waitFor(ctx, e.cfg.NavTimeout, func() bool {
 		if committed() {
-			return !e.pending && e.freshLocked()
+			return !e.tab.pending && e.freshLocked()
 		}
-		return !e.pending && e.stops != before.stops
+		return !e.tab.pending && e.tab.stops != before.stops
 	})
 	e.mu.Lock()
-	isCommitted, same := committed(), e.sameDocs != before.sameDocs
+	isCommitted, same := committed(), e.tab.sameDocs != before.sameDocs
 	e.mu.Unlock()
 	if ok && !isCommitted {
 		// Stopped without a new document; a late commit may still follow.
@@ -838,7 +839,7 @@ func (e *Engine) settleNavigation(ctx context.Context, before counters) settled 
 			}
 			return settled{note: "A navigation started but brought no new page (a download, or an empty answer)."}
 		}
-		ok, _ = e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() })
+		ok, _ = e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.tab.pending && e.freshLocked() })
 	}
 	if !ok {
 		e.mu.Lock()
@@ -856,7 +857,7 @@ func (e *Engine) describe(res *Result) *document {
 	defer e.mu.Unlock()
 	d := e.doc
 	if d == nil { // never discovered (a dialog stopped it as it loaded)
-		d = &document{url: e.url, refs: map[string]*toolRef{}}
+		d = &document{url: e.tab.url, refs: map[string]*toolRef{}}
 	}
 	res.URL, res.Title, res.Tools, res.Doc = d.url, d.title, Names(d.tools), DocumentID(d.id)
 	return d

@@ -119,30 +119,17 @@ type Engine struct {
 	change  chan struct{}  // capacity 1: a pending "tools changed"
 
 	mu        sync.Mutex
-	wake      chan struct{}    // closed and replaced at every state change
-	mainFrame string           // the target's root frame
-	iframe    bool             // the target is an out-of-process iframe
-	contexts  map[int64]string // this engine's world: execution context → frame
-	url       string           // the main frame's URL, from navigation events
-	loader    string           // the main frame's document (its loaderId), from navigation events
-	doc       *document        // the page as last discovered
+	wake      chan struct{} // closed and replaced at every state change
+	tab       tabState      // what the session's events said of the tab (events.go)
+	doc       *document     // the page as last discovered
 	gone      map[string]goneTool
 	goneSeq   int // changes that took tools away
 	published []Tool
 	pubSig    string
 	scriptID  string
-	starts    int  // main-frame navigations requested or started
-	commits   int  // main-frame documents committed
-	stops     int  // main-frame loads stopped
-	pending   bool // a navigation started and has neither committed nor stopped
-	sameDocs  int  // main-frame navigations within the document (history API, fragments)
-	popups    int  // navigations this page sent to a new tab or window
-	popupURL  string
 	ensuring  bool
 	started   bool
 	closed    bool
-	net       netState     // the page's requests a call started (network.go)
-	dialog    *Dialog      // the JavaScript dialog open on the page, if any
 	pend      *pendingCall // a call a dialog interrupted, until it ends
 }
 
@@ -160,7 +147,7 @@ const maxGone = 256
 type document struct {
 	id     string // DocumentID: the navigation that made it
 	ctxID  int64
-	commit int // e.commits when this document was first discovered
+	commit int // e.tab.commits when this document was first discovered
 	gen    int
 	url    string
 	title  string
@@ -178,18 +165,18 @@ func New(sess Session, cfg Config) *Engine {
 	id := hex.EncodeToString(r[:])
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
-		sess:     sess,
-		cfg:      cfg,
-		log:      cfg.Logger,
-		world:    "browser-coordinator-pagetools-" + id,
-		binding:  "__bcPageToolsReport_" + id,
-		ctx:      ctx,
-		cancel:   cancel,
-		change:   make(chan struct{}, 1),
-		callSem:  make(chan struct{}, 1),
-		wake:     make(chan struct{}),
-		contexts: map[int64]string{},
-		gone:     map[string]goneTool{},
+		sess:    sess,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		world:   "browser-coordinator-pagetools-" + id,
+		binding: "__bcPageToolsReport_" + id,
+		ctx:     ctx,
+		cancel:  cancel,
+		change:  make(chan struct{}, 1),
+		callSem: make(chan struct{}, 1),
+		wake:    make(chan struct{}),
+		tab:     tabState{contexts: map[int64]string{}},
+		gone:    map[string]goneTool{},
 	}
 	conf, _ := json.Marshal(map[string]any{
 		"key": scriptKey, "binding": e.binding,
@@ -223,8 +210,8 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page or an iframe")
 	}
 	e.mu.Lock()
-	e.mainFrame, e.url, e.loader = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL, tree.FrameTree.Frame.LoaderID
-	e.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
+	e.tab.mainFrame, e.tab.url, e.tab.loader = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL, tree.FrameTree.Frame.LoaderID
+	e.tab.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
 	e.mu.Unlock()
 
 	if _, err := e.sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": e.binding, "executionContextName": e.world}); err != nil {
@@ -296,7 +283,7 @@ func (e *Engine) renew() {
 // it from Page.addScriptToEvaluateOnNewDocument) and discovers its tools.
 func (e *Engine) install(ctx context.Context) error {
 	e.mu.Lock()
-	frame, commits := e.mainFrame, e.commits
+	frame, commits := e.tab.mainFrame, e.tab.commits
 	e.mu.Unlock()
 	res, err := e.rpc(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
 	if err != nil {
@@ -309,8 +296,10 @@ func (e *Engine) install(ctx context.Context) error {
 		return fmt.Errorf("page tools: Page.createIsolatedWorld gave no execution context")
 	}
 	e.mu.Lock()
-	if e.commits == commits { // else the world is already gone with its document
-		e.contexts[world.ExecutionContextID] = frame
+	if e.tab.commits == commits { // else the world is already gone with its document
+		var ev contextCreatedEvent
+		ev.Context.ID, ev.Context.Name, ev.Context.AuxData.FrameID = world.ExecutionContextID, e.world, frame
+		e.tab, _ = ev.reduce(e.tab, reduceIn{world: e.world})
 	}
 	e.mu.Unlock()
 	res, err = e.rpc(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
@@ -399,7 +388,7 @@ type View struct {
 func (e *Engine) View() View {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	v := View{URL: e.url, Tools: append([]Tool{}, e.published...)}
+	v := View{URL: e.tab.url, Tools: append([]Tool{}, e.published...)}
 	if e.doc != nil {
 		v.Doc, v.URL, v.Title = DocumentID(e.doc.id), e.doc.url, e.doc.title
 	}
@@ -413,7 +402,7 @@ func (e *Engine) Page() (url, title string) {
 	if e.doc != nil {
 		return e.doc.url, e.doc.title
 	}
-	return e.url, ""
+	return e.tab.url, ""
 }
 
 // ImperativeStatus says whether the browser exposes WebMCP's imperative
@@ -527,8 +516,8 @@ func (e *Engine) ensure() {
 	if err != nil && !e.closed && !e.freshLocked() {
 		// A page the script cannot reach: it has no tools (rather than
 		// keeping the last page's).
-		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.url), "error", err)
-		e.doc = &document{id: e.documentIDLocked(), commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
+		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.tab.url), "error", err)
+		e.doc = &document{id: e.documentIDLocked(), commit: e.tab.commits, url: e.tab.url, refs: map[string]*toolRef{}, tools: []Tool{}}
 		if sig := signature(nil); sig != e.pubSig {
 			e.published, e.pubSig = []Tool{}, sig
 			e.signalLocked()
@@ -546,16 +535,16 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	if e.closed {
 		return
 	}
-	frame, ok := e.contexts[ctxID]
-	if !ok || frame != e.mainFrame {
+	frame, ok := e.tab.contexts[ctxID]
+	if !ok || frame != e.tab.mainFrame {
 		return // a frame's, or a document already gone
 	}
-	newDoc := e.doc == nil || e.doc.commit != e.commits || e.doc.ctxID != ctxID
+	newDoc := e.doc == nil || e.doc.commit != e.tab.commits || e.doc.ctxID != ctxID
 	if !newDoc && e.doc.ctxID == ctxID && p.Gen < e.doc.gen {
 		return // older than what we have
 	}
 	tools, refs := build(p, e.cfg)
-	d := &document{id: e.documentIDLocked(), ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
+	d := &document{id: e.documentIDLocked(), ctxID: ctxID, commit: e.tab.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
 	// Names the page no longer has are remembered, so calling one says
 	// why it is gone rather than that it never existed.
 	if e.doc != nil {
@@ -604,10 +593,10 @@ func (e *Engine) forgetGoneLocked() {
 // on the same tab, the same document, names it the same); else one of this
 // engine's own.
 func (e *Engine) documentIDLocked() string {
-	if e.loader != "" {
-		return e.loader
+	if e.tab.loader != "" {
+		return e.tab.loader
 	}
-	return fmt.Sprintf("%s#%d", e.world, e.commits)
+	return fmt.Sprintf("%s#%d", e.world, e.tab.commits)
 }
 
 // signalLocked tells the owner the tools changed (one pending signal).
@@ -635,10 +624,10 @@ func (e *Engine) broadcastLocked() {
 // freshLocked: the current document has been discovered since the last
 // commit and its world is alive (or it is one the script cannot reach).
 func (e *Engine) freshLocked() bool {
-	if e.doc == nil || e.doc.commit != e.commits {
+	if e.doc == nil || e.doc.commit != e.tab.commits {
 		return false
 	}
-	_, alive := e.contexts[e.doc.ctxID]
+	_, alive := e.tab.contexts[e.doc.ctxID]
 	return alive || e.doc.ctxID == 0
 }
 
@@ -680,8 +669,8 @@ func (e *Engine) waitReady(ctx context.Context) error {
 	}
 	// A dialog stops the page: say so at once (a call's own context waits
 	// for its answer instead).
-	stopped := func() bool { return e.dialog != nil && !uncut(ctx) }
-	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() || stopped() })
+	stopped := func() bool { return e.tab.dialog != nil && !uncut(ctx) }
+	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.tab.pending && e.freshLocked() || stopped() })
 	if err != nil {
 		return err
 	}
@@ -690,7 +679,7 @@ func (e *Engine) waitReady(ctx context.Context) error {
 	}
 	if !ok {
 		e.mu.Lock()
-		url := e.url
+		url := e.tab.url
 		e.mu.Unlock()
 		return &Error{Kind: ErrNotReady, Msg: fmt.Sprintf("the tab is still loading %s after %s; call again once it has loaded", url, e.cfg.NavTimeout)}
 	}

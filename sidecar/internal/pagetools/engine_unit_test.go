@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"testing"
 )
 
@@ -45,8 +46,8 @@ func TestHandleEventIgnoresWhatItDoesNotKnow(t *testing.T) {
 	} {
 		e.HandleEvent(ev.method, json.RawMessage(ev.params))
 	}
-	if e.commits != 0 || e.mainFrame != "" {
-		t.Fatalf("a malformed navigation counted: %d commits, main frame %q", e.commits, e.mainFrame)
+	if e.tab.commits != 0 || e.tab.mainFrame != "" {
+		t.Fatalf("a malformed navigation counted: %d commits, main frame %q", e.tab.commits, e.tab.mainFrame)
 	}
 	if len(e.Tools()) != 0 {
 		t.Fatalf("a report from a context the engine does not know was applied: %v", Names(e.Tools()))
@@ -55,5 +56,83 @@ func TestHandleEventIgnoresWhatItDoesNotKnow(t *testing.T) {
 	case <-e.Changed():
 		t.Fatal("a change signal from malformed events")
 	default:
+	}
+}
+
+// The tab's state is reduced from its events by a pure function: each event
+// makes a new state from the last one (the old one is left as it was) and
+// says what the engine must do.
+func TestTheTabIsReducedFromItsEvents(t *testing.T) {
+	in := reduceIn{world: "w", docCtx: 7}
+	ev := func(method, params string) tabEvent {
+		t.Helper()
+		e, ok := decoders[method](json.RawMessage(params))
+		if !ok {
+			t.Fatalf("%s %s: not decoded", method, params)
+		}
+		return e
+	}
+	s := tabState{mainFrame: "F", contexts: map[int64]string{}}
+	steps := []struct {
+		ev   tabEvent
+		want func(tabState, effects) bool
+		what string
+	}{
+		{ev("Runtime.executionContextCreated", `{"context":{"id":7,"name":"w","auxData":{"frameId":"F"}}}`),
+			func(s tabState, fx effects) bool { return s.contexts[7] == "F" && fx.changed }, "our world's context is kept"},
+		{ev("Runtime.executionContextCreated", `{"context":{"id":8,"name":"the page's","auxData":{"frameId":"F"}}}`),
+			func(s tabState, fx effects) bool { _, ok := s.contexts[8]; return !ok && !fx.changed }, "another world's is not"},
+		{ev("Page.frameStartedLoading", `{"frameId":"F"}`),
+			func(s tabState, fx effects) bool { return s.starts == 1 && s.pending }, "a load starts"},
+		{ev("Page.navigatedWithinDocument", `{"frameId":"F","url":"http://x/#a"}`),
+			func(s tabState, fx effects) bool {
+				return s.sameDocs == 1 && s.url == "http://x/#a" && fx.docURL == "http://x/#a"
+			}, "within the document"},
+		{ev("Page.frameStoppedLoading", `{"frameId":"F"}`),
+			func(s tabState, fx effects) bool { return s.stops == 1 && !s.pending && fx.ensure }, "it stops: look again if need be"},
+		{ev("Page.frameNavigated", `{"frame":{"id":"child","parentId":"F","url":"http://ad/","loaderId":"L0"}}`),
+			func(s tabState, fx effects) bool { return s.commits == 0 && !fx.changed }, "a child frame's commit is not the tab's"},
+		{ev("Page.frameNavigated", `{"frame":{"id":"F","url":"http://x/2","loaderId":"L1"}}`),
+			func(s tabState, fx effects) bool { return s.commits == 1 && s.loader == "L1" && fx.keepDoc }, "a commit while the document's context lives: the back/forward cache"},
+		{ev("Runtime.executionContextsCleared", `{}`),
+			func(s tabState, fx effects) bool { return len(s.contexts) == 0 }, "contexts cleared"},
+		{ev("Page.frameRequestedNavigation", `{"frameId":"F","disposition":"newTab","url":"http://pop/"}`),
+			func(s tabState, fx effects) bool {
+				return s.popups == 1 && s.popupURL == "http://pop/" && s.starts == 1
+			}, "a popup is not this tab's navigation"},
+		{ev("Page.javascriptDialogOpening", `{"type":"confirm","message":"Sure?","url":"http://x/2"}`),
+			func(s tabState, fx effects) bool { return s.dialog != nil && s.dialog.Message == "Sure?" && fx.signal }, "a dialog opens"},
+		{ev("Page.javascriptDialogClosed", `{"result":true}`),
+			func(s tabState, fx effects) bool { return s.dialog == nil && fx.signal && fx.ensure }, "and closes"},
+		{ev("Network.requestWillBeSent", `{"requestId":"r1","type":"Fetch"}`),
+			func(s tabState, fx effects) bool { return s.requests == nil && !fx.changed }, "requests are not followed outside a call"},
+	}
+	for _, st := range steps {
+		before := s
+		was := maps.Clone(s.contexts)
+		var fx effects
+		s, fx = st.ev.reduce(s, in)
+		if !st.want(s, fx) {
+			t.Fatalf("%s: %+v %+v", st.what, s, fx)
+		}
+		if !maps.Equal(before.contexts, was) {
+			t.Fatalf("%s: the old state's contexts changed: %v, was %v", st.what, before.contexts, was)
+		}
+	}
+	s.requests = map[string]bool{}
+	for _, step := range []struct {
+		method, params string
+		n              int
+	}{
+		{"Network.requestWillBeSent", `{"requestId":"r1","type":"Fetch"}`, 1},
+		{"Network.requestWillBeSent", `{"requestId":"img","type":"Image"}`, 1},
+		{"Network.requestWillBeSent", `{"requestId":"r2","type":"XHR"}`, 2},
+		{"Network.responseReceived", `{"requestId":"r1","type":"Fetch"}`, 1},
+		{"Network.loadingFailed", `{"requestId":"r2"}`, 0},
+	} {
+		s, _ = ev(step.method, step.params).reduce(s, in)
+		if len(s.requests) != step.n {
+			t.Fatalf("after %s %s: %v", step.method, step.params, s.requests)
+		}
 	}
 }
