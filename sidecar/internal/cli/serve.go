@@ -12,6 +12,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/control"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
@@ -234,14 +235,19 @@ func runServe(args []string) int {
 		defer tiers.Close()
 	}
 
+	var child *childmcp.Child
+	if len(f.mcp) > 0 {
+		child = newChild(c, f.mcp, log)
+		surface.Child = child
+	}
 	served, err := mcpserver.Build(c, surface)
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
 	defer served.Close()
 	srv := served.MCP
-	if len(f.mcp) > 0 {
-		defer startSingleEntry(srv, c, f.mcp, log).Close()
+	if child != nil {
+		defer serveChild(srv, c, child).Close()
 	}
 	if f.transport == "http" {
 		return serveHTTP(ctx, srv, c, f, stateDir, log)

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -39,6 +37,11 @@ type Options struct {
 	// FollowUserFocus (progressive only): focus follows the tab in front,
 	// as in the default surface, besides focus_tab.
 	FollowUserFocus bool
+	// Child is the child MCP of single-entry mode (--mcp), whose tools the
+	// caller serves from the same server (childmcp.Serve):
+	// coordinator_status reports it, and says in tools/list when its tools
+	// are missing. nil: none.
+	Child ChildReporter
 	// StartWords phrase the remedies only the coordinator's start can
 	// bring (its flags, which the command line owns); the tools' own
 	// words go over them (Words). nil: those remedies are left unsaid.
@@ -62,97 +65,112 @@ func (o Options) Check() error {
 	if o.FollowUserFocus && !o.Progressive {
 		return errors.New("--follow-user-focus applies to --tools progressive only: in the default surface the focused tab is always the tab in front")
 	}
+	if o.Child != nil && o.Progressive {
+		return errors.New("a child MCP's tools are served by the default surface only (the command line refuses --tools progressive with --mcp)")
+	}
 	return nil
 }
 
 // Served is an MCP server and what runs behind it (the page tools' focus
 // and engines). Close it after the server has stopped serving.
 type Served struct {
-	MCP   *server.MCPServer
-	pages *pageSurface
+	MCP  *server.MCPServer
+	stop []func() // in order
 }
 
 // Close stops the page tools (their engines and goroutines).
 func (s *Served) Close() {
-	if s.pages != nil {
-		s.pages.close()
+	for _, stop := range s.stop {
+		stop()
 	}
 }
 
-// Build builds the MCP server for c with the surface o asks for.
+const serverName = "browser-coordinator"
+
+// Build builds the MCP server for c with the surface o asks for: each
+// surface is one table of tools, made with what it needs.
 func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
-	log := o.Logger
-	if log == nil {
-		log = slog.Default()
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
 	if o.PageTools == "" {
 		o.PageTools = PageToolsDynamic
 	}
-	dynamic := o.PageTools == PageToolsDynamic
 	words := Words(o)
-	var p *pageSurface
-	opts := []server.ServerOption{server.WithRecovery(), server.WithToolHandlerMiddleware(phraseErrors(words))}
-	if o.PageTools != PageToolsOff {
-		p = &pageSurface{c: c, log: log, dynamic: dynamic}
-		opts = append(opts, server.WithToolFilter(p.filter))
-		// What a session was shown goes with it.
-		hooks := &server.Hooks{}
-		hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { p.forget(s) })
-		if dynamic {
-			// A listing shows, and binds the session's calls to, the
-			// focused page as it is now, not as at the last change heard.
-			hooks.AddBeforeListTools(func(context.Context, any, *mcp.ListToolsRequest) { p.refresh() })
-		}
-		opts = append(opts, server.WithHooks(hooks))
+	opts := []server.ServerOption{
+		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(phraseErrors(words)),
+		// The tool list changes with the focused tab: list_changed.
+		server.WithToolCapabilities(o.PageTools == PageToolsDynamic),
+		server.WithInstructions(instructions(o)),
 	}
-	if dynamic {
-		// The tool list changes with the focused tab: say so (list_changed).
-		opts = append(opts, server.WithToolCapabilities(true))
-	} else {
-		opts = append(opts, server.WithToolCapabilities(false))
+	if o.Child != nil {
+		opts = append(opts, server.WithToolFilter(childNote(o.Child)))
 	}
-	if o.Progressive {
-		opts = append(opts, server.WithInstructions(progressiveInstructions))
-	} else {
-		opts = append(opts, server.WithInstructions(instructions(o.PageTools)))
+	switch {
+	case o.PageTools == PageToolsOff:
+		return buildPlain(c, o, words, opts), nil
+	case o.Progressive:
+		return buildProgressive(c, o, words, opts), nil
 	}
-	s := server.NewMCPServer("browser-coordinator", version.Get().Version, opts...)
-	out := &Served{MCP: s, pages: p}
-	if p == nil {
-		h := &handlers{c: c, words: words}
-		for _, t := range h.tools() {
-			s.AddTool(t.tool, t.handle)
-		}
-		return out, nil
-	}
+	return buildDefault(c, o, words, opts), nil
+}
 
-	files := o.Files
-	if len(files.Roots) == 0 && c.Status().Workspace != "" {
-		files.Roots = []string{c.Status().Workspace}
-	}
-	engine := pagetools.Config{Logger: log, ContentTool: o.Progressive, Files: files}
-	if o.Progressive {
-		pr := newProgressive(c, p, words)
-		p.prog = pr
-		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: pr.hiddenTab, Logger: log}, false)
-		p.srv = s
-		for _, t := range append(pr.tools(), p.handleDialogTool()) {
-			s.AddTool(t.tool, t.handle)
-		}
-	} else {
-		p.tr = pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: log}, true)
-		p.srv = s
-		h := &handlers{c: c, pages: p, words: words}
-		for _, t := range h.tools() {
-			s.AddTool(t.tool, t.handle)
-		}
-		for _, t := range p.staticTools() {
-			s.AddTool(t.tool, t.handle)
-		}
-	}
+// buildPlain: the coordinator's tools and its tab tools (--page-tools off).
+func buildPlain(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
+	h := &handlers{c: c, child: o.Child, words: words}
+	srv := server.NewMCPServer(serverName, version.Get().Version, opts...)
+	srv.AddTools(serverTools(h.tools())...)
+	return &Served{MCP: srv}
+}
+
+// buildDefault: the coordinator's tools, its tab tools, the focused tab's
+// page tools (listed when dynamic) and the static pair.
+func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
+	engine := pagetools.Config{Logger: o.Logger, Files: files(c, o)}
+	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
+	p := newPageSurface(pageConfig{tr: tr, host: followed{}, v: defaultVocab, dynamic: o.PageTools == PageToolsDynamic, log: o.Logger}, opts...)
+	h := &handlers{c: c, child: o.Child, pages: p, words: words}
+	p.srv.AddTools(serverTools(append(h.tools(), p.staticTools()...))...)
 	p.start()
-	return out, nil
+	return &Served{MCP: p.srv, stop: []func(){p.close}}
+}
+
+// buildProgressive: 002's surface, its tools listed as its state allows.
+func buildProgressive(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
+	engine := pagetools.Config{Logger: o.Logger, ContentTool: true, Files: files(c, o)}
+	st := newSeedState()
+	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
+	p := newPageSurface(pageConfig{tr: tr, host: st, v: progressiveVocab, dynamic: true, log: o.Logger}, opts...)
+	pr := &progressive{c: c, st: st, p: p, words: words}
+	p.srv.AddTools(serverTools(append(pr.tools(), p.handleDialogTool()))...)
+	pr.start()
+	p.start()
+	return &Served{MCP: p.srv, stop: []func(){pr.stop, p.close}}
+}
+
+// files are the local files a page's file field may attach: o.Files, its
+// roots the coordinator's workspace folder unless given.
+func files(c *coordinator.Coordinator, o Options) pagetools.Files {
+	f := o.Files
+	if len(f.Roots) == 0 && c.Status().Workspace != "" {
+		f.Roots = []string{c.Status().Workspace}
+	}
+	return f
+}
+
+// tools are the default surface's: the coordinator's own and its tab tools.
+func (h *handlers) tools() []toolDef {
+	return append(h.coordinatorTools(), h.tabTools()...)
+}
+
+func serverTools(defs []toolDef) []server.ServerTool {
+	out := make([]server.ServerTool, len(defs))
+	for i, d := range defs {
+		out[i] = server.ServerTool{Tool: d.tool, Handler: d.handle}
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -17,18 +16,11 @@ type ChildReporter interface {
 	Status() childmcp.Status
 }
 
-// AttachChild makes coordinator_status of srv (built by New for c) report
-// the child MCP too. While the child is not serving its tools because it
-// failed to start, coordinator_status's description in tools/list says so,
-// which is where an agent looks for its tools. Call it before srv serves.
-func AttachChild(srv *server.MCPServer, c *coordinator.Coordinator, child ChildReporter) {
-	h := &handlers{c: c, child: child}
-	for _, t := range h.tools() {
-		if t.tool.Name == "coordinator_status" {
-			srv.AddTool(t.tool, t.handle)
-		}
-	}
-	server.WithToolFilter(func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
+// childNote is a tool filter: while the child is not serving its tools
+// because it failed to start, coordinator_status's description in
+// tools/list says so, which is where an agent looks for its tools.
+func childNote(child ChildReporter) server.ToolFilterFunc {
+	return func(_ context.Context, tools []mcp.Tool) []mcp.Tool {
 		st := child.Status()
 		if st.State != childmcp.Failed || st.Tools > 0 {
 			return tools
@@ -42,17 +34,7 @@ func AttachChild(srv *server.MCPServer, c *coordinator.Coordinator, child ChildR
 			out[i] = t
 		}
 		return out
-	})(srv)
-}
-
-// statusWithChild is coordinator_status's structured output in single-entry mode.
-type statusWithChild struct {
-	coordinator.Status
-	Child childmcp.Status `json:"child"`
-}
-
-func childStatusResult(s coordinator.Status, child childmcp.Status) *mcp.CallToolResult {
-	return mcp.NewToolResultStructured(statusWithChild{Status: s, Child: child}, RenderStatus(s)+"\n"+renderChild(child))
+	}
 }
 
 func renderChild(s childmcp.Status) string {

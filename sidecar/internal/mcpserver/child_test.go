@@ -30,10 +30,12 @@ func (f *fakeChild) set(st childmcp.Status) {
 // no browser (nothing here launches one).
 func withChild(t *testing.T, child ChildReporter) *session {
 	t.Helper()
-	c := newCoordinator(t, coordinator.Options{})
-	srv := New(c)
-	AttachChild(srv, c, child)
-	return open(t, srv)
+	s, err := Build(newCoordinator(t, coordinator.Options{}), Options{PageTools: PageToolsOff, Child: child})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return open(t, s.MCP)
 }
 
 func TestStatusReportsTheChildMCP(t *testing.T) {

@@ -7,18 +7,14 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -36,10 +32,12 @@ They appear in this server's tool list while their tab is focused (list_changed 
 coordinator_page_tools lists them and coordinator_call_page_tool calls them by name.`
 )
 
-// instructions are the server's instructions for a page-tools surface
-// (PageTools*).
-func instructions(pageTools string) string {
-	switch pageTools {
+// instructions are the server's instructions for the surface o asks for.
+func instructions(o Options) string {
+	if o.Progressive {
+		return progressiveInstructions
+	}
+	switch o.PageTools {
 	case PageToolsDynamic:
 		return baseInstructions + pageInstructions + listedInstructions
 	case PageToolsStatic:
@@ -62,182 +60,68 @@ type handlers struct {
 	words remedy.Words  // this surface's (Words)
 }
 
-type toolDef struct {
-	tool   mcp.Tool
-	handle server.ToolHandlerFunc
+// launchArgs are coordinator_launch_browser's arguments: a
+// coordinator.LaunchRequest in the tool's words.
+type launchArgs struct {
+	BrowserType *string `json:"browserType,omitempty"`
+	BrowserPath *string `json:"browserPath,omitempty" jsonschema:"Path of a browser executable to use instead of a detected one."`
+	Headless    *bool   `json:"headless,omitempty" jsonschema:"true: no window; false: a visible window."`
+	URL         *string `json:"url,omitempty" jsonschema:"Page to open first (http, https, about or data URL; file only when the coordinator was started to allow local files)."`
 }
 
-func hint(b bool) *bool { return &b }
-
-// newTool assembles a tool from its parts; schemas are written out by hand so
-// that clients that validate (the TypeScript SDK does) see exactly what we send.
-func newTool(name, title, description string, readOnly, destructive, idempotent bool, input, output string) mcp.Tool {
-	t := mcp.NewToolWithRawSchema(name, description, json.RawMessage(input))
-	t.Title = title
-	t.RawOutputSchema = json.RawMessage(output)
-	t.Annotations = mcp.ToolAnnotation{
-		Title:           title,
-		ReadOnlyHint:    hint(readOnly),
-		DestructiveHint: hint(destructive),
-		IdempotentHint:  hint(idempotent),
-		OpenWorldHint:   hint(false),
-	}
-	return t
-}
-
-func (h *handlers) tools() []toolDef {
-	types := make([]string, 0, len(browsers.Types()))
+// coordinatorTools are the tools of the browser itself, the default
+// surface's first.
+func (h *handlers) coordinatorTools() []toolDef {
+	types := make([]any, 0, len(browsers.Types())+1)
 	for _, t := range browsers.Types() {
 		types = append(types, string(t))
 	}
 	types = append(types, state.BackendEveryday)
-	typeEnum, _ := json.Marshal(types)
-	defs := []toolDef{
-		{newTool("coordinator_list_browsers", "List installed browsers",
-			"List the Chromium-family browsers installed on this machine (Chrome, Edge, Chromium, Brave, Chrome for Testing, Vivaldi) with their type, path and version. Use a type from here as browserType in coordinator_launch_browser.",
-			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, browsersSchema),
-			h.listBrowsers},
-		{newTool("coordinator_status", "Browser status",
-			"Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error; with the everyday backend (the user's own browser), whether it is connected and how many of its tabs the agent sees. Does not start a browser.",
-			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
-			h.status},
-		{newTool("coordinator_launch_browser", "Launch or switch the browser",
-			"Start the browser now, or relaunch it with other options (another browser type or executable, headless on or off). The CDP endpoint stays the same; connected automation tools reconnect by themselves. With only url and a browser already running, the url opens in a new tab in front instead. You rarely need this: the browser starts by itself on first use.",
-			false, true, true, fmt.Sprintf(`{"type":"object","properties":{
-				"browserType":{"type":"string","enum":%s,"description":"Which installed browser to use (see coordinator_list_browsers); everyday: the user's own browser, with their logins, in the tabs they share (needs the Browser Coordinator extension)."},
-				"browserPath":{"type":"string","description":"Path of a browser executable to use instead of a detected one."},
-				"headless":{"type":"boolean","description":"true: no window; false: a visible window."},
-				"url":{"type":"string","description":"Page to open first (http, https, about or data URL; file only when the coordinator was started to allow local files)."}
-			},"additionalProperties":false}`, typeEnum), statusSchema),
-			h.launch},
-		{newTool("coordinator_stop_browser", "Stop the browser",
-			"Stop the browser and free its memory. The CDP endpoint keeps its port; the next browser use (or coordinator_launch_browser) starts a browser again. Open pages are lost.",
-			false, true, true, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
-			h.stop},
-		{newTool("coordinator_restart_browser", "Restart the browser",
-			"Stop the browser and start it again with the same options, e.g. when it hangs or misbehaves. The CDP endpoint stays the same and automation tools reconnect on their next call. Open pages are lost.",
-			false, true, false, `{"type":"object","properties":{},"additionalProperties":false}`, statusSchema),
-			h.restart},
+	status := spec{name: "coordinator_status", title: "Browser status",
+		description: "Report the browser's state (idle, launching, running, stopped, crashed), which browser runs (type, version, pid, headless), the stable CDP endpoint and proxy port that automation tools connect to, the page in front, and the last error; with the everyday backend (the user's own browser), whether it is connected and how many of its tabs the agent sees. Does not start a browser.",
+		readOnly:    true, idem: true, out: statusAbout}
+	statusTool := typed(status, h.status)
+	if h.child != nil {
+		status.out = childStatusAbout
+		statusTool = typed(status, h.childStatus)
 	}
-	return append(defs, h.tabTools()...)
+	return []toolDef{
+		typed(spec{name: "coordinator_list_browsers", title: "List installed browsers",
+			description: "List the Chromium-family browsers installed on this machine (Chrome, Edge, Chromium, Brave, Chrome for Testing, Vivaldi) with their type, path and version. Use a type from here as browserType in coordinator_launch_browser.",
+			readOnly:    true, idem: true, out: browserListAbout}, h.listBrowsers),
+		statusTool,
+		typed(spec{name: "coordinator_launch_browser", title: "Launch or switch the browser",
+			description: "Start the browser now, or relaunch it with other options (another browser type or executable, headless on or off). The CDP endpoint stays the same; connected automation tools reconnect by themselves. With only url and a browser already running, the url opens in a new tab in front instead. You rarely need this: the browser starts by itself on first use.",
+			destructive: true, idem: true, out: statusAbout,
+			in: about{"browserType": {enum: types, desc: "Which installed browser to use (see coordinator_list_browsers); everyday: the user's own browser, with their logins, in the tabs they share (needs the Browser Coordinator extension)."}}},
+			h.launch),
+		typed(spec{name: "coordinator_stop_browser", title: "Stop the browser",
+			description: "Stop the browser and free its memory. The CDP endpoint keeps its port; the next browser use (or coordinator_launch_browser) starts a browser again. Open pages are lost.",
+			destructive: true, idem: true, out: statusAbout}, h.stop),
+		typed(spec{name: "coordinator_restart_browser", title: "Restart the browser",
+			description: "Stop the browser and start it again with the same options, e.g. when it hangs or misbehaves. The CDP endpoint stays the same and automation tools reconnect on their next call. Open pages are lost.",
+			destructive: true, out: statusAbout}, h.restart),
+	}
 }
 
-// args checks a call's arguments against the names and JSON types allowed.
-type args struct {
-	m     map[string]any
-	tool  string
-	names []string
-}
-
-// objectArguments are a call's arguments, which must be an object: absent
-// or null arguments are no arguments; anything else is a mistake.
-func objectArguments(req mcp.CallToolRequest) (map[string]any, error) {
-	if m := req.GetArguments(); m != nil {
-		return m, nil
-	}
-	switch raw := req.GetRawArguments().(type) {
-	case nil, map[string]any:
-		return map[string]any{}, nil
-	case json.RawMessage:
-		if t := strings.TrimSpace(string(raw)); t == "" || t == "null" {
-			return map[string]any{}, nil
-		}
-		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil && m != nil {
-			return m, nil
-		}
-	}
-	return nil, fmt.Errorf("%s: arguments must be an object", req.Params.Name)
-}
-
-func parseArgs(req mcp.CallToolRequest, allowed ...string) (args, error) {
-	a := args{tool: req.Params.Name, names: allowed}
-	m, err := objectArguments(req)
-	if err != nil {
-		return a, err
-	}
-	a.m = m
-	var unknown []string
-	for k := range a.m {
-		if !slices.Contains(allowed, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		allowedText := "none"
-		if len(allowed) > 0 {
-			allowedText = strings.Join(allowed, ", ")
-		}
-		return a, fmt.Errorf("%s: unknown argument %s; allowed: %s", a.tool, strings.Join(unknown, ", "), allowedText)
-	}
-	return a, nil
-}
-
-func (a args) str(name string) (string, bool, error) {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return "", false, nil
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", false, fmt.Errorf("%s: %s must be a string, got %s", a.tool, name, jsonText(v))
-	}
-	return s, true, nil
-}
-
-func (a args) boolean(name string) (bool, bool, error) {
-	v, ok := a.m[name]
-	if !ok || v == nil {
-		return false, false, nil
-	}
-	b, isBool := v.(bool)
-	if !isBool {
-		return false, false, fmt.Errorf("%s: %s must be true or false, got %s", a.tool, name, jsonText(v))
-	}
-	return b, true, nil
-}
-
-func (a args) optStr(name string) (*string, error) {
-	s, ok, err := a.str(name)
-	if !ok || err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-func (a args) optBool(name string) (*bool, error) {
-	b, ok, err := a.boolean(name)
-	if !ok || err != nil {
-		return nil, err
-	}
-	return &b, nil
-}
-
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-func (h *handlers) listBrowsers(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
+func (h *handlers) listBrowsers(ctx context.Context, _ noArgs) (browserList, string, error) {
 	found, err := h.c.ListBrowsers(ctx)
 	if err != nil {
-		return toolError(err), nil
+		return browserList{}, "", err
 	}
 	if found == nil {
 		found = []browsers.Browser{}
 	}
 	var text strings.Builder
 	if len(found) == 0 {
-		text.WriteString("No browser found. Install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium), or start the coordinator with --browser-path.")
+		// What the coordinator's start can do is said in its words (a flag).
+		text.WriteString(h.words.Phrase("No browser found. Install Chrome, Edge, Chromium or Brave (on Debian/Ubuntu: apt-get install chromium)",
+			[]remedy.Remedy{{Kind: remedy.BrowserPath}}) + ".")
 	}
 	for _, b := range found {
 		fmt.Fprintf(&text, "%s\t%s\t%s\n", b.Type, orDash(b.Version), b.Path)
 	}
-	return mcp.NewToolResultStructured(map[string]any{"browsers": found}, strings.TrimSpace(text.String())), nil
+	return browserList{Browsers: found}, strings.TrimSpace(text.String()), nil
 }
 
 func orDash(s string) string {
@@ -247,31 +131,25 @@ func orDash(s string) string {
 	return s
 }
 
-func (h *handlers) status(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
-	if h.child != nil {
-		return childStatusResult(h.c.Status(), h.child.Status()), nil
-	}
-	return h.statusResult(h.c.Status(), nil), nil
+func (h *handlers) status(context.Context, noArgs) (coordinator.Status, string, error) {
+	return h.statusResult(h.c.Status(), nil)
+}
+
+func (h *handlers) childStatus(context.Context, noArgs) (statusWithChild, string, error) {
+	s, text, _ := h.statusResult(h.c.Status(), nil)
+	child := h.child.Status()
+	return statusWithChild{Status: s, Child: child}, text + "\n" + renderChild(child), nil
 }
 
 // statusResult renders a status; a failed action is an error result that
 // still carries the status, so the agent sees both what failed and where
 // things stand, each with its remedies in this surface's words.
-func (h *handlers) statusResult(s coordinator.Status, err error) *mcp.CallToolResult {
+func (h *handlers) statusResult(s coordinator.Status, err error) (coordinator.Status, string, error) {
 	s = boundStatus(s)
 	if s.LastErr != nil {
 		s.LastError = h.words.Error(s.LastErr)
 	}
-	text := RenderStatus(s)
-	if err != nil {
-		text = "Error: " + h.words.Error(err) + "\n\n" + text
-	}
-	r := mcp.NewToolResultStructured(s, text)
-	r.IsError = err != nil
-	return r
+	return s, RenderStatus(s), err
 }
 
 // RenderStatus is the text form of a status, for tools and the CLI.
@@ -311,24 +189,8 @@ func RenderStatus(s coordinator.Status) string {
 	return b.String()
 }
 
-func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "browserType", "browserPath", "headless", "url")
-	if err != nil {
-		return toolError(err), nil
-	}
-	var r coordinator.LaunchRequest
-	if r.BrowserType, err = a.optStr("browserType"); err != nil {
-		return toolError(err), nil
-	}
-	if r.BrowserPath, err = a.optStr("browserPath"); err != nil {
-		return toolError(err), nil
-	}
-	if r.URL, err = a.optStr("url"); err != nil {
-		return toolError(err), nil
-	}
-	if r.Headless, err = a.optBool("headless"); err != nil {
-		return toolError(err), nil
-	}
+func (h *handlers) launch(ctx context.Context, a launchArgs) (coordinator.Status, string, error) {
+	r := coordinator.LaunchRequest(a)
 	s, err := h.c.LaunchWith(ctx, r)
 	var bad *coordinator.BadRequestError
 	if errors.As(err, &bad) {
@@ -337,9 +199,9 @@ func (h *handlers) launch(ctx context.Context, req mcp.CallToolRequest) (*mcp.Ca
 			hint = h.detectedHint(ctx)
 		}
 		// err, not bad: the remedies ride on the chain above the request error.
-		return toolError(fmt.Errorf("coordinator_launch_browser: %w%s", err, hint)), nil
+		return s, "", fmt.Errorf("coordinator_launch_browser: %w%s", err, hint)
 	}
-	return h.statusResult(s, err), nil
+	return h.statusResult(s, err)
 }
 
 // detectedHint lists what is installed, for an error about browser types.
@@ -351,20 +213,12 @@ func (h *handlers) detectedHint(ctx context.Context) string {
 	return "; installed here: " + browsers.List(found)
 }
 
-func (h *handlers) stop(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
-	s, err := h.c.Stop(ctx)
-	return h.statusResult(s, err), nil
+func (h *handlers) stop(ctx context.Context, _ noArgs) (coordinator.Status, string, error) {
+	return h.statusResult(h.c.Stop(ctx))
 }
 
-func (h *handlers) restart(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
-	s, err := h.c.Restart(ctx)
-	return h.statusResult(s, err), nil
+func (h *handlers) restart(ctx context.Context, _ noArgs) (coordinator.Status, string, error) {
+	return h.statusResult(h.c.Restart(ctx))
 }
 
 func backendText(backend string) string {

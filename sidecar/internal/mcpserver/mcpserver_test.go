@@ -201,10 +201,10 @@ func TestToolsAndTheirSchemas(t *testing.T) {
 		t.Fatalf("launch with a url: %+v", st)
 	}
 
-	opened := structured[tabItem](t, s.call("coordinator_open_tab", map[string]any{"url": "about:blank#opened"}))
+	opened := structured[tabAnswer](t, s.call("coordinator_open_tab", map[string]any{"url": "about:blank#opened"}))
 	tabs := structured[struct {
-		Tabs         []tabItem `json:"tabs"`
-		FocusedTabID string    `json:"focusedTabId"`
+		Tabs         []tabRow `json:"tabs"`
+		FocusedTabID string   `json:"focusedTabId"`
 	}](t, s.call("coordinator_list_tabs", nil))
 	if tabs.FocusedTabID != opened.ID || len(tabs.Tabs) != 3 || !opened.Focused {
 		t.Fatalf("tabs: %+v (opened %s)", tabs, opened.ID)

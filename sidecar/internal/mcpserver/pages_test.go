@@ -170,7 +170,7 @@ func TestDynamicPageTools(t *testing.T) {
 		t.Fatalf("listing started a browser: %s", st.State)
 	}
 
-	opened := structured[tabItem](t, s.call("coordinator_open_tab", map[string]any{"url": site + "/flights.html"}))
+	opened := structured[tabAnswer](t, s.call("coordinator_open_tab", map[string]any{"url": site + "/flights.html"}))
 	if !opened.Focused || !slices.Equal(opened.ToolsAvailable, []string{"search_flights", "subscribe_newsletter"}) {
 		t.Fatalf("open_tab: %+v", opened)
 	}
@@ -212,7 +212,7 @@ func TestDynamicPageTools(t *testing.T) {
 	// Changes in a tab that is not focused send nothing: a tab opened
 	// behind, whose page then changes its forms.
 	n.drain()
-	behind := structured[tabItem](t, s.call("coordinator_open_tab", map[string]any{"url": site + "/stores.html", "focus": false}))
+	behind := structured[tabAnswer](t, s.call("coordinator_open_tab", map[string]any{"url": site + "/stores.html", "focus": false}))
 	if behind.Focused || !slices.Equal(behind.ToolsAvailable, []string{"find_stores"}) {
 		t.Fatalf("a tab opened behind: %+v", behind)
 	}
@@ -226,8 +226,8 @@ func TestDynamicPageTools(t *testing.T) {
 	sess.Close()
 	n.quiet(t, time.Second, "a change in a tab that is not focused")
 	list := structured[struct {
-		Tabs         []tabItem `json:"tabs"`
-		FocusedTabID string    `json:"focusedTabId"`
+		Tabs         []tabRow `json:"tabs"`
+		FocusedTabID string   `json:"focusedTabId"`
 	}](t, s.call("coordinator_list_tabs", nil))
 	counts := map[string]int{}
 	for _, tab := range list.Tabs {
@@ -242,7 +242,7 @@ func TestDynamicPageTools(t *testing.T) {
 
 	// Focus moves: list_changed, the other tab's tools.
 	n.drain()
-	focused := structured[tabItem](t, s.call("coordinator_focus_tab", map[string]any{"tabId": behind.ID}))
+	focused := structured[tabAnswer](t, s.call("coordinator_focus_tab", map[string]any{"tabId": behind.ID}))
 	if !slices.Equal(focused.ToolsAvailable, []string{"find_stores", "book_visit", "open_store"}) {
 		t.Fatalf("focus_tab: %+v", focused)
 	}
@@ -265,8 +265,8 @@ func TestDynamicPageTools(t *testing.T) {
 		t.Fatalf("page tools after the focused tab closed: %v (closed %v)", got, closed)
 	}
 	list = structured[struct {
-		Tabs         []tabItem `json:"tabs"`
-		FocusedTabID string    `json:"focusedTabId"`
+		Tabs         []tabRow `json:"tabs"`
+		FocusedTabID string   `json:"focusedTabId"`
 	}](t, s.call("coordinator_list_tabs", nil))
 	if list.FocusedTabID != "" {
 		t.Fatalf("a tab is focused after closing the focused one: %+v", list)

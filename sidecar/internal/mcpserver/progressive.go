@@ -2,22 +2,17 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagefocus"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The seed's own surface (--tools progressive, 002's state machine):
@@ -36,43 +31,20 @@ import (
 const progressiveInstructions = `This server drives a web browser through tabs, and each focused tab brings its own tools.
 Start with connect_browser (launch: true starts a browser when none is open). Then open_tab opens a page and focuses it; the focused tab's page tools (its forms, result lists and buttons, e.g. search_flights, open_result, get_page_content) appear in the tool list. focus_tab switches to another tab and its tools; list_tabs shows every tab with how many tools it has.`
 
-// progressiveTools are the seed's tools for a state, in the seed's order.
-func progressiveTools(connected bool, tabs int, focused bool) []string {
-	switch {
-	case !connected:
-		return []string{"connect_browser"}
-	case focused:
-		return []string{"list_tabs", "open_tab", "focus_tab", "close_tab"}
-	case tabs == 0:
-		return []string{"list_tabs", "open_tab"}
-	default:
-		return []string{"list_tabs", "open_tab", "focus_tab"}
-	}
-}
-
+// progressive is 002's tools over the seed's state, the focus tracker and
+// the page surface.
 type progressive struct {
 	c     *coordinator.Coordinator
+	st    *seedState
 	p     *pageSurface
 	words remedy.Words // this surface's (Words)
-
-	mu        sync.Mutex
-	connected bool
-	backend   string          // the backend connect_browser connected to
-	hidden    map[string]bool // a launched browser's first blank tab(s), until reused or navigated
-	tabs      int             // tabs shown now
-	ids       map[string]int  // target id → tab number
-	byNum     map[int]string
-	next      int
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func newProgressive(c *coordinator.Coordinator, p *pageSurface, words remedy.Words) *progressive {
-	return &progressive{c: c, p: p, words: words, hidden: map[string]bool{}, ids: map[string]int{}, byNum: map[int]string{}, next: 1}
-}
-
+// start follows the coordinator's events until stop.
 func (pr *progressive) start() {
 	pr.ctx, pr.cancel = context.WithCancel(context.Background())
 	events, unsub := pr.c.Subscribe()
@@ -102,12 +74,12 @@ func (pr *progressive) stop() {
 // onEvent: the browser changed, or its tabs did (the user opens or closes
 // one, a page navigates).
 func (pr *progressive) onEvent() {
-	if !pr.isConnected() {
+	if !pr.st.isConnected() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(pr.ctx, 10*time.Second)
 	defer cancel()
-	if pr.c.BackendKey() != pr.backendKey() {
+	if pr.c.BackendKey() != pr.st.backendKey() {
 		pr.disconnect(ctx)
 	} else if _, err := pr.recount(ctx); errors.Is(err, coordinator.ErrNotRunning) {
 		pr.disconnect(ctx)
@@ -119,157 +91,103 @@ func (pr *progressive) onEvent() {
 	pr.p.refresh()
 }
 
-func (pr *progressive) backendKey() string {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.backend
-}
-
-func (pr *progressive) isConnected() bool {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.connected
-}
-
-func (pr *progressive) hiddenTab(id string) bool {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.hidden[id]
-}
-
-// coreTools are the seed's tools listed now.
-func (pr *progressive) coreTools(snap pagefocus.Focus) []string {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	tools := progressiveTools(pr.connected, pr.tabs, pr.connected && snap.TabID != "")
-	if pr.connected && snap.Dialog != nil {
-		// A JavaScript dialog is open in the focused tab: the state that
-		// allows answering it.
-		tools = append(tools, "handle_dialog")
-	}
-	return tools
-}
-
 // disconnect: the browser went (or changed): back to DISCONNECTED.
 func (pr *progressive) disconnect(ctx context.Context) {
-	pr.mu.Lock()
-	pr.connected, pr.backend, pr.tabs = false, "", 0
-	clear(pr.hidden)
-	pr.mu.Unlock()
+	pr.st.disconnect()
 	_ = pr.p.tr.SetActive(ctx, false)
 }
 
-// recount lists the tabs shown (a hidden blank tab that navigated is shown
-// from then on) and keeps their number.
+// recount lists the tabs shown and keeps their number.
 func (pr *progressive) recount(ctx context.Context) ([]coordinator.Tab, error) {
 	tabs, err := pr.c.RunningTabs(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	shown := make([]coordinator.Tab, 0, len(tabs))
-	for _, t := range tabs {
-		if pr.hidden[t.ID] {
-			if cdp.IsBlank(t.URL) {
-				continue
-			}
-			delete(pr.hidden, t.ID)
-		}
-		pr.numLocked(t.ID)
-		shown = append(shown, t)
+	return pr.st.shown(tabs), nil
+}
+
+// The seed's arguments: their schemas are the seed's input schemas,
+// exactly (no additionalProperties).
+type (
+	connectArgs struct {
+		Launch bool `json:"launch,omitempty" jsonschema:"Launch new browser instance if none found"`
 	}
-	pr.tabs = len(shown)
-	return shown, nil
-}
-
-func (pr *progressive) numLocked(id string) int {
-	if n, ok := pr.ids[id]; ok {
-		return n
+	seedOpenArgs struct {
+		URL   string `json:"url" jsonschema:"URL to open"`
+		Focus *bool  `json:"focus,omitempty" jsonschema:"Focus the new tab after opening"`
 	}
-	n := pr.next
-	pr.next++
-	pr.ids[id], pr.byNum[n] = n, id
-	return n
-}
-
-func (pr *progressive) num(id string) int {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.numLocked(id)
-}
-
-// target is the tab with number n among tabs.
-func (pr *progressive) target(tool string, raw any, tabs []coordinator.Tab) (string, error) {
-	f, ok := raw.(float64)
-	if !ok {
-		return "", fmt.Errorf("%s: tabId must be a number, got %s", tool, jsonText(raw))
+	seedFocusArgs struct {
+		TabID float64 `json:"tabId" jsonschema:"ID of the tab to focus"`
 	}
-	pr.mu.Lock()
-	id, known := pr.byNum[int(f)]
-	pr.mu.Unlock()
-	if f != math.Trunc(f) || !known || !slices.ContainsFunc(tabs, func(t coordinator.Tab) bool { return t.ID == id }) {
-		return "", fmt.Errorf("%s: no tab has id %s; list_tabs shows the open tabs and their ids", tool, jsonText(raw))
+	seedCloseArgs struct {
+		TabID *float64 `json:"tabId,omitempty" jsonschema:"ID of tab to close. Defaults to focused tab."`
 	}
-	return id, nil
-}
-
-// answer is a structured result whose text is its JSON, as the seed shows
-// its responses.
-func answer(v any) *mcp.CallToolResult {
-	b, _ := json.Marshal(v)
-	return mcp.NewToolResultStructured(v, string(b))
-}
-
-func (pr *progressive) notConnected(tool string) *mcp.CallToolResult {
-	return toolError(fmt.Errorf("%s: no browser is connected; call connect_browser first", tool))
-}
-
-// The seed's schemas (its input schemas exactly); the output schemas say
-// what each answers.
-const (
-	seedTabSchema = `{"type":"object","properties":{"id":{"type":"number"},"title":{"type":"string"},"url":{"type":"string"}},"required":["id","title","url"]}`
 )
 
-func (pr *progressive) tools() []toolDef {
-	def := func(name, title, desc string, readOnly, destructive bool, input, output string, h func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error)) toolDef {
-		t := newTool(name, title, desc, readOnly, destructive, false, input, output)
-		t.Annotations.OpenWorldHint = hint(name != "list_tabs")
-		return toolDef{t, h}
+// The seed's answers. Their text is their JSON, with the fields in the
+// order these answers have always been written in: by name.
+type (
+	connectAnswer struct {
+		Browser      *seedBrowser `json:"browser,omitempty"`
+		Connected    bool         `json:"connected"`
+		Error        string       `json:"error,omitempty"`
+		Instructions string       `json:"instructions,omitempty"`
+		TabCount     *int         `json:"tabCount,omitempty"`
 	}
+	seedBrowser struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	seedTabList struct {
+		FocusedTabID any          `json:"focusedTabId" jsonschema:"the focused tab's id, or null when no tab is focused"`
+		Tabs         []seedTabRow `json:"tabs"`
+	}
+	seedTabRow struct {
+		ID        int    `json:"id"`
+		Title     string `json:"title"`
+		URL       string `json:"url"`
+		Focused   bool   `json:"focused"`
+		ToolCount *int   `json:"toolCount,omitempty" jsonschema:"absent when the tab's tools could not be found in time"`
+	}
+	seedTab struct {
+		ID    int    `json:"id"`
+		Title string `json:"title"`
+		URL   string `json:"url"`
+	}
+	seedOpened struct {
+		Focused        bool     `json:"focused"`
+		Tab            seedTab  `json:"tab"`
+		ToolsAvailable []string `json:"toolsAvailable"`
+	}
+	seedFocused struct {
+		Success        bool     `json:"success"`
+		Tab            seedTab  `json:"tab"`
+		ToolsAvailable []string `json:"toolsAvailable"`
+	}
+	seedClosed struct {
+		Closed bool `json:"closed"`
+		TabID  int  `json:"tabId"`
+	}
+)
+
+// tools are the seed's, in the seed's order.
+func (pr *progressive) tools() []toolDef {
 	return []toolDef{
-		def("connect_browser", "Connect to a browser",
-			"Establish connection to browser (attach to existing or launch new). Answers the browser's name and version and how many tabs it has; then list_tabs and open_tab appear.",
-			false, false, `{"type":"object","properties":{"launch":{"type":"boolean","description":"Launch new browser instance if none found","default":false}}}`,
-			`{"type":"object","properties":{
-				"connected":{"type":"boolean"},
-				"browser":{"type":"object","properties":{"name":{"type":"string"},"version":{"type":"string"}},"required":["name","version"]},
-				"tabCount":{"type":"number"},
-				"error":{"type":"string"},
-				"instructions":{"type":"string"}
-			},"required":["connected"]}`, pr.connect),
-		def("list_tabs", "List tabs",
-			"See all open tabs without loading their tools: id, title, url, whether it is focused (its tools are loaded) and how many tools its page has (toolCount helps decide whether to focus it).",
-			true, false, `{"type":"object","properties":{}}`,
-			`{"type":"object","properties":{
-				"tabs":{"type":"array","items":{"type":"object","properties":{
-					"id":{"type":"number"},"title":{"type":"string"},"url":{"type":"string"},"focused":{"type":"boolean"},
-					"toolCount":{"type":"number","description":"absent when the tab's tools could not be found in time"}
-				},"required":["id","title","url","focused"]}},
-				"focusedTabId":{"description":"the focused tab's id, or null when no tab is focused"}
-			},"required":["tabs","focusedTabId"]}`, pr.listTabs),
-		def("open_tab", "Open a tab",
-			"Open a new browser tab. With focus (the default) it is focused and its page tools appear; answers the tools available on its page.",
-			false, false, `{"type":"object","properties":{"url":{"type":"string","description":"URL to open"},"focus":{"type":"boolean","description":"Focus the new tab after opening","default":true}},"required":["url"]}`,
-			`{"type":"object","properties":{"tab":`+seedTabSchema+`,"focused":{"type":"boolean"},"toolsAvailable":{"type":"array","items":{"type":"string"}}},"required":["tab","focused","toolsAvailable"]}`, pr.openTab),
-		def("focus_tab", "Focus a tab",
-			"Switch focus to a different tab, loading its tools: the previous tab's tools disappear and the new tab's appear.",
-			false, false, `{"type":"object","properties":{"tabId":{"type":"number","description":"ID of the tab to focus"}},"required":["tabId"]}`,
-			`{"type":"object","properties":{"success":{"type":"boolean"},"tab":`+seedTabSchema+`,"toolsAvailable":{"type":"array","items":{"type":"string"}}},"required":["success","tab","toolsAvailable"]}`, pr.focusTab),
-		def("close_tab", "Close a tab",
-			"Close a tab (the focused tab by default). Closing the focused tab leaves no tab focused: call focus_tab to select another.",
-			false, true, `{"type":"object","properties":{"tabId":{"type":"number","description":"ID of tab to close. Defaults to focused tab."}}}`,
-			`{"type":"object","properties":{"closed":{"type":"boolean"},"tabId":{"type":"number"}},"required":["closed","tabId"]}`, pr.closeTab),
+		typed(spec{name: "connect_browser", title: "Connect to a browser",
+			description: "Establish connection to browser (attach to existing or launch new). Answers the browser's name and version and how many tabs it has; then list_tabs and open_tab appear.",
+			openWorld:   true, openInput: true, in: about{"launch": {def: false}}}, pr.connect),
+		typed(spec{name: "list_tabs", title: "List tabs",
+			description: "See all open tabs without loading their tools: id, title, url, whether it is focused (its tools are loaded) and how many tools its page has (toolCount helps decide whether to focus it).",
+			readOnly:    true, openInput: true}, pr.listTabs),
+		typed(spec{name: "open_tab", title: "Open a tab",
+			description: "Open a new browser tab. With focus (the default) it is focused and its page tools appear; answers the tools available on its page.",
+			openWorld:   true, openInput: true, in: about{"focus": {def: true}}}, pr.openTab),
+		typed(spec{name: "focus_tab", title: "Focus a tab",
+			description: "Switch focus to a different tab, loading its tools: the previous tab's tools disappear and the new tab's appear.",
+			openWorld:   true, openInput: true, needs: "list_tabs shows the open tabs and their ids"}, pr.focusTab),
+		typed(spec{name: "close_tab", title: "Close a tab",
+			description: "Close a tab (the focused tab by default). Closing the focused tab leaves no tab focused: call focus_tab to select another.",
+			destructive: true, openWorld: true, openInput: true}, pr.closeTab),
 	}
 }
 
@@ -301,31 +219,23 @@ func browserName(s coordinator.Status) string {
 	return "Chromium"
 }
 
-func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "launch")
-	if err != nil {
-		return toolError(err), nil
-	}
-	launch, _, err := a.boolean("launch")
-	if err != nil {
-		return toolError(err), nil
-	}
+func (pr *progressive) connect(ctx context.Context, a connectArgs) (connectAnswer, string, error) {
 	const instructions = "Call connect_browser with launch: true to launch a browser, or start browser-coordinator with --cdp-endpoint to attach to one that runs with remote debugging."
-	if pr.isConnected() && pr.backendKey() == pr.c.BackendKey() {
+	if pr.st.isConnected() && pr.st.backendKey() == pr.c.BackendKey() {
 		// Connected already: nothing changes.
 		tabs, err := pr.recount(ctx)
 		if err == nil {
-			return pr.success(len(tabs)), nil
+			return asJSON(pr.success(len(tabs)))
 		}
 	}
 	st := pr.c.Status()
 	there := st.State == coordinator.Running || st.Backend != state.BackendTier1
-	if !there && !launch {
-		return answer(map[string]any{"connected": false, "error": "No browser found", "instructions": instructions}), nil
+	if !there && !a.Launch {
+		return asJSON(connectAnswer{Error: "No browser found", Instructions: instructions})
 	}
 	fresh := st.State != coordinator.Running && st.Backend == state.BackendTier1
 	if _, err := pr.c.Ensure(ctx); err != nil {
-		return answer(map[string]any{"connected": false, "error": pr.words.Error(err), "instructions": instructions}), nil
+		return asJSON(connectAnswer{Error: pr.words.Error(err), Instructions: instructions})
 	}
 	hidden := map[string]bool{}
 	if fresh {
@@ -339,40 +249,35 @@ func (pr *progressive) connect(ctx context.Context, req mcp.CallToolRequest) (*m
 			}
 		}
 	}
-	pr.mu.Lock()
-	pr.connected, pr.backend, pr.hidden = true, pr.c.BackendKey(), hidden
-	pr.mu.Unlock()
+	pr.st.connect(pr.c.BackendKey(), hidden)
 	if err := pr.p.tr.SetActive(ctx, true); err != nil {
-		return toolError(err), nil
+		return connectAnswer{}, "", err
 	}
 	tabs, err := pr.recount(ctx)
 	if err != nil {
 		pr.disconnect(ctx)
-		return answer(map[string]any{"connected": false, "error": pr.words.Error(err), "instructions": instructions}), nil
+		return asJSON(connectAnswer{Error: pr.words.Error(err), Instructions: instructions})
 	}
 	pr.p.refresh()
-	return pr.success(len(tabs)), nil
+	return asJSON(pr.success(len(tabs)))
 }
 
 // success is connect_browser's answer when a browser is connected.
-func (pr *progressive) success(tabCount int) *mcp.CallToolResult {
+func (pr *progressive) success(tabCount int) connectAnswer {
 	if err := pr.c.Disconnected(); err != nil {
-		return answer(map[string]any{"connected": false, "error": pr.words.Error(err)}) // the error says what to do
+		return connectAnswer{Error: pr.words.Error(err)} // the error says what to do
 	}
 	st := pr.c.Status()
 	version := ""
 	if st.Browser != nil {
 		version = st.Browser.Version
 	}
-	return answer(map[string]any{"connected": true, "browser": map[string]any{"name": browserName(st), "version": version}, "tabCount": tabCount})
+	return connectAnswer{Connected: true, Browser: &seedBrowser{Name: browserName(st), Version: version}, TabCount: &tabCount}
 }
 
-func (pr *progressive) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
-	if !pr.isConnected() {
-		return pr.notConnected("list_tabs"), nil
+func (pr *progressive) listTabs(ctx context.Context, _ noArgs) (seedTabList, string, error) {
+	if err := pr.st.ready("list_tabs"); err != nil {
+		return seedTabList{}, "", err
 	}
 	_ = pr.p.tr.Sync(ctx)
 	tabs, err := pr.recount(ctx)
@@ -380,44 +285,36 @@ func (pr *progressive) listTabs(ctx context.Context, req mcp.CallToolRequest) (*
 		err = pr.c.Disconnected() // the user's browser away: its tabs cannot be seen, not none
 	}
 	if err != nil {
-		return toolError(fmt.Errorf("list_tabs: %w", err)), nil
+		return seedTabList{}, "", fmt.Errorf("list_tabs: %w", err)
 	}
 	snap := pr.p.tr.Snapshot()
 	peeked := pr.p.tr.Peek(ctx, tabs)
-	type item struct {
-		ID        int    `json:"id"`
-		Title     string `json:"title"`
-		URL       string `json:"url"`
-		Focused   bool   `json:"focused"`
-		ToolCount *int   `json:"toolCount,omitempty"`
-	}
-	items := []item{}
-	var focused any // null when none, as the seed says
+	out := seedTabList{Tabs: []seedTabRow{}} // focusedTabId: null when none, as the seed says
 	for _, t := range boundTabs(tabs) {
-		it := item{ID: pr.num(t.ID), Title: t.Title, URL: t.URL, Focused: t.ID == snap.TabID}
+		row := seedTabRow{ID: pr.st.num(t.ID), Title: t.Title, URL: t.URL, Focused: t.ID == snap.TabID}
 		if tools, ok := peeked[t.ID]; ok {
 			n := len(tools)
-			it.ToolCount = &n
+			row.ToolCount = &n
 		}
-		if it.Focused {
-			focused = it.ID
+		if row.Focused {
+			out.FocusedTabID = row.ID
 		}
-		items = append(items, it)
+		out.Tabs = append(out.Tabs, row)
 	}
 	pr.p.refresh()
-	return answer(map[string]any{"tabs": items, "focusedTabId": focused}), nil
+	return asJSON(out)
 }
 
-func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	u, focus, err := openTabArgs(req, "open_tab")
+func (pr *progressive) openTab(ctx context.Context, a seedOpenArgs) (seedOpened, string, error) {
+	u, focus, err := openTarget("open_tab", a.URL, a.Focus)
 	if err != nil {
-		return toolError(err), nil
+		return seedOpened{}, "", err
 	}
-	if !pr.isConnected() {
-		return pr.notConnected("open_tab"), nil
+	if err := pr.st.ready("open_tab"); err != nil {
+		return seedOpened{}, "", err
 	}
 	if err := pr.c.CheckOpen(u); err != nil { // the blank tab reused below is loaded directly
-		return toolError(fmt.Errorf("open_tab: %w", err)), nil
+		return seedOpened{}, "", fmt.Errorf("open_tab: %w", err)
 	}
 	var id string
 	if focus && !cdp.IsBlank(u) {
@@ -428,22 +325,22 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 		id, err = pr.reuseBlank(ctx, u, focus)
 	}
 	if err != nil {
-		return toolError(fmt.Errorf("open_tab: %w", err)), nil
+		return seedOpened{}, "", fmt.Errorf("open_tab: %w", err)
 	}
 	if id == "" {
 		tab, err := pr.c.OpenTab(ctx, u, focus)
 		if err != nil {
-			return toolError(fmt.Errorf("open_tab: %w", err)), nil
+			return seedOpened{}, "", fmt.Errorf("open_tab: %w", err)
 		}
 		id = tab.ID
 	}
-	n := pr.num(id)
+	n := pr.st.num(id)
 	var snapURL, title string
 	tools := []string{}
 	if focus {
 		f, err := pr.p.tr.Focus(ctx, id, u)
 		if err != nil {
-			return toolError(fmt.Errorf("open_tab: the tab opened (id %d) but cannot be focused: %w", n, err)), nil
+			return seedOpened{}, "", fmt.Errorf("open_tab: the tab opened (id %d) but cannot be focused: %w", n, err)
 		}
 		snapURL, title, tools = f.URL, f.Title, pr.p.names(pagetools.Names(f.Tools))
 		pr.p.show(ctx, f.Shown(), pagetools.Names(f.Tools))
@@ -465,11 +362,11 @@ func (pr *progressive) openTab(ctx context.Context, req mcp.CallToolRequest) (*m
 		snapURL = u
 	}
 	pr.p.refresh()
-	return answer(map[string]any{
-		"tab":            map[string]any{"id": n, "title": pagetools.Label(title, maxTitleShown), "url": clip(snapURL, maxURLShown)},
-		"focused":        focus,
-		"toolsAvailable": tools,
-	}), nil
+	return asJSON(seedOpened{
+		Tab:            seedTab{ID: n, Title: pagetools.Label(title, maxTitleShown), URL: clip(snapURL, maxURLShown)},
+		Focused:        focus,
+		ToolsAvailable: tools,
+	})
 }
 
 // openFollowed opens a blank tab (the launched browser's first one, when
@@ -496,10 +393,10 @@ func (pr *progressive) openFollowed(ctx context.Context, u string) (string, erro
 		id = tab.ID
 	}
 	if _, err := pr.p.tr.Focus(ctx, id, ""); err != nil {
-		return "", fmt.Errorf("the tab opened (id %d) but cannot be focused: %w", pr.num(id), err)
+		return "", fmt.Errorf("the tab opened (id %d) but cannot be focused: %w", pr.st.num(id), err)
 	}
 	if err := pr.p.tr.Navigate(ctx, id, u); err != nil {
-		return "", fmt.Errorf("the tab opened (id %d) but could not load %s: %w", pr.num(id), u, err)
+		return "", fmt.Errorf("the tab opened (id %d) but could not load %s: %w", pr.st.num(id), u, err)
 	}
 	return id, nil
 }
@@ -508,21 +405,13 @@ func (pr *progressive) openFollowed(ctx context.Context, u string) (string, erro
 // browser's first blank tab, if it is still there; it answers that tab's
 // id, or "" when there is none.
 func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (string, error) {
-	pr.mu.Lock()
-	var id string
-	for h := range pr.hidden {
-		id = h
-		break
-	}
-	pr.mu.Unlock()
+	id := pr.st.aHidden()
 	if id == "" {
 		return "", nil
 	}
 	sess, err := pr.c.AttachRunningTab(ctx, id, nil)
 	if err != nil {
-		pr.mu.Lock()
-		delete(pr.hidden, id) // gone: open a new tab instead
-		pr.mu.Unlock()
+		pr.st.unhide(id) // gone: open a new tab instead
 		return "", nil
 	}
 	defer sess.Close()
@@ -531,9 +420,7 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 			return "", err
 		}
 	}
-	pr.mu.Lock()
-	delete(pr.hidden, id)
-	pr.mu.Unlock()
+	pr.st.unhide(id)
 	if focus {
 		if _, err := pr.c.FocusTab(ctx, id); err != nil {
 			return "", err
@@ -542,69 +429,57 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 	return id, nil
 }
 
-func (pr *progressive) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "tabId")
-	if err != nil {
-		return toolError(err), nil
-	}
-	raw, ok := a.m["tabId"]
-	if !ok || raw == nil {
-		return toolError(errors.New("focus_tab: tabId is required (list_tabs shows the open tabs and their ids)")), nil
-	}
-	if !pr.isConnected() {
-		return pr.notConnected("focus_tab"), nil
+func (pr *progressive) focusTab(ctx context.Context, a seedFocusArgs) (seedFocused, string, error) {
+	if err := pr.st.ready("focus_tab"); err != nil {
+		return seedFocused{}, "", err
 	}
 	tabs, err := pr.recount(ctx)
 	if err != nil {
-		return toolError(err), nil
+		return seedFocused{}, "", err
 	}
-	id, err := pr.target("focus_tab", raw, tabs)
+	id, err := pr.st.target("focus_tab", a.TabID, tabs)
 	if err != nil {
-		return toolError(err), nil
+		return seedFocused{}, "", err
 	}
 	if _, err := pr.c.FocusTab(ctx, id); err != nil {
-		return toolError(fmt.Errorf("focus_tab: %w", err)), nil
+		return seedFocused{}, "", fmt.Errorf("focus_tab: %w", err)
 	}
 	f, err := pr.p.tr.Focus(ctx, id, "")
 	if err != nil {
-		return toolError(fmt.Errorf("focus_tab: %w", err)), nil
+		return seedFocused{}, "", fmt.Errorf("focus_tab: %w", err)
 	}
 	pr.p.refresh()
 	pr.p.show(ctx, f.Shown(), pagetools.Names(f.Tools))
-	return answer(map[string]any{
-		"success":        true,
-		"tab":            map[string]any{"id": pr.num(id), "title": pagetools.Label(f.Title, maxTitleShown), "url": clip(f.URL, maxURLShown)},
-		"toolsAvailable": pr.p.names(pagetools.Names(f.Tools)),
-	}), nil
+	return asJSON(seedFocused{
+		Success:        true,
+		Tab:            seedTab{ID: pr.st.num(id), Title: pagetools.Label(f.Title, maxTitleShown), URL: clip(f.URL, maxURLShown)},
+		ToolsAvailable: pr.p.names(pagetools.Names(f.Tools)),
+	})
 }
 
-func (pr *progressive) closeTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	a, err := parseArgs(req, "tabId")
-	if err != nil {
-		return toolError(err), nil
-	}
-	if !pr.isConnected() {
-		return pr.notConnected("close_tab"), nil
+func (pr *progressive) closeTab(ctx context.Context, a seedCloseArgs) (seedClosed, string, error) {
+	if err := pr.st.ready("close_tab"); err != nil {
+		return seedClosed{}, "", err
 	}
 	tabs, err := pr.recount(ctx)
 	if err != nil {
-		return toolError(err), nil
+		return seedClosed{}, "", err
 	}
 	var id string
-	if raw, ok := a.m["tabId"]; ok && raw != nil {
-		if id, err = pr.target("close_tab", raw, tabs); err != nil {
-			return toolError(err), nil
+	if a.TabID != nil {
+		if id, err = pr.st.target("close_tab", *a.TabID, tabs); err != nil {
+			return seedClosed{}, "", err
 		}
 	} else if id = pr.p.tr.Snapshot().TabID; id == "" {
-		return toolError(errors.New("close_tab: no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")), nil
+		return seedClosed{}, "", errors.New("close_tab: no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")
 	}
 	done := pr.p.tr.Closing(ctx, id)
 	err = pr.c.CloseTab(ctx, id)
 	done(err == nil)
 	if err != nil {
-		return toolError(fmt.Errorf("close_tab: %w", err)), nil
+		return seedClosed{}, "", fmt.Errorf("close_tab: %w", err)
 	}
 	_, _ = pr.recount(ctx)
 	pr.p.refresh()
-	return answer(map[string]any{"closed": true, "tabId": pr.num(id)}), nil
+	return asJSON(seedClosed{Closed: true, TabID: pr.st.num(id)})
 }

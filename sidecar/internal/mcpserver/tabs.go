@@ -9,41 +9,52 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
-	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The tab tools, in the seed's tab model: the focused tab is the tab in
 // front (its page tools are the ones in use), each tab says how many tools
 // its page has, and opening or focusing a tab answers its tools.
 
-const tabItemSchema = `{"type":"object","properties":{
-	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},
-	"focused":{"type":"boolean","description":"the focused tab: the one in front, whose page tools are in use"},
-	"toolCount":{"type":"integer","description":"how many page tools its page has; absent when they could not be found in time"}
-},"required":["id","url","focused"]}`
+// tabRow is one tab as coordinator_list_tabs shows it.
+type tabRow struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	URL       string `json:"url"`
+	Focused   bool   `json:"focused" jsonschema:"the focused tab: the one in front, whose page tools are in use"`
+	ToolCount *int   `json:"toolCount,omitempty" jsonschema:"how many page tools its page has; absent when they could not be found in time"`
+}
 
-const tabsSchema = `{"type":"object","properties":{
-	"tabs":{"type":"array","items":` + tabItemSchema + `},
-	"focusedTabId":{"type":"string","description":"the focused tab; absent when none is"}
-},"required":["tabs"]}`
+type tabList struct {
+	Tabs         []tabRow `json:"tabs"`
+	FocusedTabID string   `json:"focusedTabId,omitempty" jsonschema:"the focused tab; absent when none is"`
+}
 
-const tabSchema = `{"type":"object","properties":{
-	"id":{"type":"string"},"title":{"type":"string"},"url":{"type":"string"},
-	"focused":{"type":"boolean"},
-	"toolsAvailable":{"type":"array","items":{"type":"string"},"description":"the tab's page tools"},
-	"dialog":` + dialogSchema + `
-},"required":["id","url","focused"]}`
-
-// tabItem is one tab as the tab tools show it.
-type tabItem struct {
+// tabAnswer is a tab the agent opened or focused, with its page tools.
+type tabAnswer struct {
 	ID             string            `json:"id"`
 	Title          string            `json:"title"`
 	URL            string            `json:"url"`
 	Focused        bool              `json:"focused"`
-	ToolCount      *int              `json:"toolCount,omitempty"`
-	ToolsAvailable []string          `json:"toolsAvailable,omitempty"`
+	ToolsAvailable []string          `json:"toolsAvailable,omitempty" jsonschema:"the tab's page tools"`
 	Dialog         *pagetools.Dialog `json:"dialog,omitempty"`
 	dialogText     string
+}
+
+type closedTab struct {
+	Closed string `json:"closed"`
+}
+
+type openTabArgs struct {
+	URL   string `json:"url" jsonschema:"Page to open (http, https, file, about or data URL)."`
+	Focus *bool  `json:"focus,omitempty" jsonschema:"Bring the new tab to the front and focus it."`
+}
+
+type focusTabArgs struct {
+	TabID string `json:"tabId" jsonschema:"The tab's id from coordinator_list_tabs."`
+}
+
+type closeTabArgs struct {
+	TabID string `json:"tabId,omitempty" jsonschema:"The tab's id from coordinator_list_tabs; default: the focused tab."`
 }
 
 func (h *handlers) tabTools() []toolDef {
@@ -52,29 +63,18 @@ func (h *handlers) tabTools() []toolDef {
 		pagesNote = " Its page tools are the ones in use."
 	}
 	return []toolDef{
-		{newTool("coordinator_list_tabs", "List tabs",
-			"List the browser's open tabs (id, title, url), which one is focused (the tab in front), and how many page tools each page has. Starts the browser if it is not running.",
-			true, false, true, `{"type":"object","properties":{},"additionalProperties":false}`, tabsSchema),
-			h.listTabs},
-		{newTool("coordinator_open_tab", "Open a tab",
-			"Open a new tab at url; with focus (the default) it comes to the front and becomes the focused tab."+pagesNote+" Answers the page's tools. Starts the browser if it is not running.",
-			false, false, false, `{"type":"object","properties":{
-				"url":{"type":"string","description":"Page to open (http, https, file, about or data URL)."},
-				"focus":{"type":"boolean","default":true,"description":"Bring the new tab to the front and focus it."}
-			},"required":["url"],"additionalProperties":false}`, tabSchema),
-			h.openTab},
-		{newTool("coordinator_focus_tab", "Focus a tab",
-			"Bring the tab with this id (from coordinator_list_tabs) to the front: it becomes the focused tab."+pagesNote+" Answers the page's tools.",
-			false, false, true, `{"type":"object","properties":{
-				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs."}
-			},"required":["tabId"],"additionalProperties":false}`, tabSchema),
-			h.focusTab},
-		{newTool("coordinator_close_tab", "Close a tab",
-			"Close the tab with this id (from coordinator_list_tabs), or the focused tab when no id is given. Closing the focused tab leaves no tab focused until another comes to the front.",
-			false, true, false, `{"type":"object","properties":{
-				"tabId":{"type":"string","description":"The tab's id from coordinator_list_tabs; default: the focused tab."}
-			},"additionalProperties":false}`, `{"type":"object","properties":{"closed":{"type":"string"}},"required":["closed"]}`),
-			h.closeTab},
+		typed(spec{name: "coordinator_list_tabs", title: "List tabs",
+			description: "List the browser's open tabs (id, title, url), which one is focused (the tab in front), and how many page tools each page has. Starts the browser if it is not running.",
+			readOnly:    true, idem: true}, h.listTabs),
+		typed(spec{name: "coordinator_open_tab", title: "Open a tab",
+			description: "Open a new tab at url; with focus (the default) it comes to the front and becomes the focused tab." + pagesNote + " Answers the page's tools. Starts the browser if it is not running.",
+			in:          about{"focus": {def: true}}, out: under("dialog", dialogAbout)}, h.openTab),
+		typed(spec{name: "coordinator_focus_tab", title: "Focus a tab",
+			description: "Bring the tab with this id (from coordinator_list_tabs) to the front: it becomes the focused tab." + pagesNote + " Answers the page's tools.",
+			idem:        true, needs: "see coordinator_list_tabs", out: under("dialog", dialogAbout)}, h.focusTab),
+		typed(spec{name: "coordinator_close_tab", title: "Close a tab",
+			description: "Close the tab with this id (from coordinator_list_tabs), or the focused tab when no id is given. Closing the focused tab leaves no tab focused until another comes to the front.",
+			destructive: true}, h.closeTab),
 	}
 }
 
@@ -93,7 +93,7 @@ func (h *handlers) focusedTab(ctx context.Context, tabs []coordinator.Tab) strin
 	return ""
 }
 
-func renderTabs(tabs []tabItem) string {
+func renderTabs(tabs []tabRow) string {
 	if len(tabs) == 0 {
 		return "No tabs open."
 	}
@@ -112,13 +112,10 @@ func renderTabs(tabs []tabItem) string {
 	return strings.TrimSpace(b.String()) + "\n(* = focused)"
 }
 
-func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if _, err := parseArgs(req); err != nil {
-		return toolError(err), nil
-	}
+func (h *handlers) listTabs(ctx context.Context, _ noArgs) (tabList, string, error) {
 	tabs, err := h.c.Tabs(ctx)
 	if err != nil {
-		return toolError(err), nil
+		return tabList{}, "", err
 	}
 	focused := h.focusedTab(ctx, tabs)
 	var counts map[string]int
@@ -128,26 +125,22 @@ func (h *handlers) listTabs(ctx context.Context, req mcp.CallToolRequest) (*mcp.
 			counts[id] = len(tools)
 		}
 	}
-	items := make([]tabItem, 0, len(tabs))
+	out := tabList{Tabs: make([]tabRow, 0, len(tabs)), FocusedTabID: focused}
 	for _, t := range boundTabs(tabs) {
-		it := tabItem{ID: t.ID, Title: t.Title, URL: t.URL, Focused: t.ID == focused}
+		row := tabRow{ID: t.ID, Title: t.Title, URL: t.URL, Focused: t.ID == focused}
 		if n, ok := counts[t.ID]; ok {
-			it.ToolCount = &n
+			row.ToolCount = &n
 		}
-		items = append(items, it)
+		out.Tabs = append(out.Tabs, row)
 	}
-	out := map[string]any{"tabs": items}
-	if focused != "" {
-		out["focusedTabId"] = focused
-	}
-	return mcp.NewToolResultStructured(out, renderTabs(items)), nil
+	return out, renderTabs(out.Tabs), nil
 }
 
-// tabAnswer is a tab the agent opened or focused, with its page tools.
-// The focused tab's tools it names are what the session was shown (a tab
-// that is not focused has none to call).
-func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus bool, wantURL string) tabItem {
-	it := tabItem{ID: tab.ID, Title: tab.Title, URL: tab.URL, Focused: focus}
+// answer is a tab the agent opened or focused, with its page tools. The
+// focused tab's tools it names are what the session was shown (a tab that
+// is not focused has none to call).
+func (h *handlers) answer(ctx context.Context, tab coordinator.Tab, focus bool, wantURL string) tabAnswer {
+	it := tabAnswer{ID: tab.ID, Title: tab.Title, URL: tab.URL, Focused: focus}
 	if h.pages == nil {
 		return boundItem(it)
 	}
@@ -175,13 +168,13 @@ func (h *handlers) tabAnswer(ctx context.Context, tab coordinator.Tab, focus boo
 
 // boundItem bounds what a tab's page chose (its URL and title) and labels
 // its title as the page's text.
-func boundItem(it tabItem) tabItem {
+func boundItem(it tabAnswer) tabAnswer {
 	it.URL = clip(it.URL, maxURLShown)
 	it.Title = pagetools.Label(it.Title, maxTitleShown)
 	return it
 }
 
-func renderTab(verb string, it tabItem) string {
+func renderTab(verb string, it tabAnswer) (tabAnswer, string, error) {
 	s := fmt.Sprintf("%s tab %s at %s", verb, it.ID, it.URL)
 	if it.Focused {
 		s += " (focused)"
@@ -192,54 +185,52 @@ func renderTab(verb string, it tabItem) string {
 	if it.dialogText != "" {
 		s += "\n" + it.dialogText
 	}
-	return s
+	return it, s, nil
 }
 
-func (h *handlers) openTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	u, focus, err := openTabArgs(req, "coordinator_open_tab")
+func (h *handlers) openTab(ctx context.Context, a openTabArgs) (tabAnswer, string, error) {
+	u, focus, err := openTarget("coordinator_open_tab", a.URL, a.Focus)
 	if err != nil {
-		return toolError(err), nil
+		return tabAnswer{}, "", err
 	}
 	if h.pages != nil && focus && !cdp.IsBlank(u) {
-		return h.openFollowed(ctx, u), nil
+		return h.openFollowed(ctx, u)
 	}
 	tab, err := h.c.OpenTab(ctx, u, focus)
 	if err != nil {
-		return toolError(err), nil
+		return tabAnswer{}, "", err
 	}
-	it := h.tabAnswer(ctx, tab, focus, u)
-	return mcp.NewToolResultStructured(it, renderTab("Opened", it)), nil
+	return renderTab("Opened", h.answer(ctx, tab, focus, u))
 }
 
 // openFollowed opens a blank tab, focuses it (its engine attached) and
 // only then loads u through the engine's session: a dialog the page opens
 // as it loads is seen, said and can be answered (a session attached after
 // a dialog opened can do neither).
-func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResult {
+func (h *handlers) openFollowed(ctx context.Context, u string) (tabAnswer, string, error) {
 	if err := h.c.CheckOpen(u); err != nil {
-		return toolError(err)
+		return tabAnswer{}, "", err
 	}
 	tab, err := h.c.OpenTab(ctx, "about:blank", true)
 	if errors.Is(err, coordinator.ErrNeedsURL) {
 		// VS Code's Simple Browser opens only with its page: the page as
 		// it is (a dialog during this load is seen by the next call).
 		if tab, err = h.c.OpenTab(ctx, u, true); err != nil {
-			return toolError(err)
+			return tabAnswer{}, "", err
 		}
-		it := h.tabAnswer(ctx, tab, true, u)
-		return mcp.NewToolResultStructured(it, renderTab("Opened", it))
+		return renderTab("Opened", h.answer(ctx, tab, true, u))
 	}
 	if err != nil {
-		return toolError(err)
+		return tabAnswer{}, "", err
 	}
 	if _, err := h.pages.tr.Focus(ctx, tab.ID, ""); err != nil {
-		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not follow its page: %w", tab.ID, err))
+		return tabAnswer{}, "", fmt.Errorf("coordinator_open_tab: opened tab %s, but could not follow its page: %w", tab.ID, err)
 	}
 	if err := h.pages.tr.Navigate(ctx, tab.ID, u); err != nil {
-		return toolError(fmt.Errorf("coordinator_open_tab: opened tab %s, but could not load %s in it: %w", tab.ID, u, err))
+		return tabAnswer{}, "", fmt.Errorf("coordinator_open_tab: opened tab %s, but could not load %s in it: %w", tab.ID, u, err)
 	}
 	tab.URL = u
-	it := h.tabAnswer(ctx, tab, true, u)
+	it := h.answer(ctx, tab, true, u)
 	if it.Title == "" {
 		// A page slow to look at: its title as the browser has it.
 		if tabs, err := h.c.RunningTabs(ctx); err == nil {
@@ -250,86 +241,48 @@ func (h *handlers) openFollowed(ctx context.Context, u string) *mcp.CallToolResu
 			}
 		}
 	}
-	return mcp.NewToolResultStructured(it, renderTab("Opened", it))
+	return renderTab("Opened", it)
 }
 
-func (h *handlers) focusTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	id, err := tabID(req, "coordinator_focus_tab", true)
+func (h *handlers) focusTab(ctx context.Context, a focusTabArgs) (tabAnswer, string, error) {
+	tab, err := h.c.FocusTab(ctx, a.TabID)
 	if err != nil {
-		return toolError(err), nil
+		return tabAnswer{}, "", fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)
 	}
-	tab, err := h.c.FocusTab(ctx, id)
-	if err != nil {
-		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
-	}
-	it := h.tabAnswer(ctx, tab, true, "")
-	return mcp.NewToolResultStructured(it, renderTab("Focused", it)), nil
+	return renderTab("Focused", h.answer(ctx, tab, true, ""))
 }
 
-func (h *handlers) closeTab(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	id, err := tabID(req, "coordinator_close_tab", false)
-	if err != nil {
-		return toolError(err), nil
-	}
+func (h *handlers) closeTab(ctx context.Context, a closeTabArgs) (closedTab, string, error) {
+	id := a.TabID
 	if id == "" {
 		tabs, err := h.c.Tabs(ctx)
 		if err != nil {
-			return toolError(err), nil
+			return closedTab{}, "", err
 		}
 		if id = h.focusedTab(ctx, tabs); id == "" {
-			return toolError(fmt.Errorf("coordinator_close_tab: no tab is focused; pass tabId (see coordinator_list_tabs)")), nil
+			return closedTab{}, "", errors.New("coordinator_close_tab: no tab is focused; pass tabId (see coordinator_list_tabs)")
 		}
 	}
 	done := func(bool) {}
 	if h.pages != nil {
 		done = h.pages.tr.Closing(ctx, id)
 	}
-	err = h.c.CloseTab(ctx, id)
+	err := h.c.CloseTab(ctx, id)
 	done(err == nil)
 	if err != nil {
-		return toolError(fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)), nil
+		return closedTab{}, "", fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)
 	}
 	if h.pages != nil {
 		h.pages.refresh()
 	}
-	return mcp.NewToolResultStructured(map[string]any{"closed": id}, "Closed tab "+id), nil
+	return closedTab{Closed: id}, "Closed tab " + id, nil
 }
 
-func tabID(req mcp.CallToolRequest, tool string, required bool) (string, error) {
-	a, err := parseArgs(req, "tabId")
-	if err != nil {
-		return "", err
-	}
-	id, ok, err := a.str("tabId")
-	if err != nil {
-		return "", err
-	}
-	if required && (!ok || id == "") {
-		return "", fmt.Errorf("%s: tabId is required (see coordinator_list_tabs)", tool)
-	}
-	return id, nil
-}
-
-// openTabArgs reads an open_tab call's arguments: a url the coordinator
-// may open, and focus (true unless said otherwise).
-func openTabArgs(req mcp.CallToolRequest, tool string) (u string, focus bool, err error) {
-	a, err := parseArgs(req, "url", "focus")
-	if err != nil {
-		return "", false, err
-	}
-	u, ok, err := a.str("url")
-	if err != nil {
-		return "", false, err
-	}
-	if !ok {
-		return "", false, fmt.Errorf("%s: url is required", tool)
-	}
+// openTarget checks an open_tab call's url (one the coordinator may open)
+// and its focus (true unless said otherwise).
+func openTarget(tool, u string, focus *bool) (string, bool, error) {
 	if err := coordinator.CheckURL(u); err != nil {
 		return "", false, fmt.Errorf("%s: %w", tool, err)
 	}
-	focus, hasFocus, err := a.boolean("focus")
-	if err != nil {
-		return "", false, err
-	}
-	return u, focus || !hasFocus, nil
+	return u, focus == nil || *focus, nil
 }

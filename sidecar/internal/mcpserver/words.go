@@ -8,53 +8,85 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// Remedies in the words of each tool surface. What a tool can do is said
-// with the tool; what only the coordinator's start can change (a flag) is
-// said in Options.StartWords, which the command line owns.
-
-// defaultWords name the coordinator_* tools and their arguments.
-func defaultWords() remedy.Words {
-	return remedy.Words{
-		remedy.Executable:    "give browserPath the browser's executable file (for example {arg}) and check that it is executable",
-		remedy.PickDetected:  "use browserType to pick a detected one (see coordinator_list_browsers)",
-		remedy.OpenTab:       "or call coordinator_open_tab with a URL",
-		remedy.Reconnect:     "coordinator_restart_browser reconnects to it",
-		remedy.SwitchBrowser: "coordinator_launch_browser with another browserType switches to a browser of the coordinator's own",
-	}
+// vocab is one tool surface's names for what its tools do: what the code
+// both surfaces share (the page tools, the dialogs, the remedies) tells
+// the agent to call. One table per surface; each name is one of its tools
+// (TestEachSurfaceNamesItsOwnTools).
+type vocab struct {
+	listTabs, openTab, focusTab, handleDialog string
+	reconnect                                 string // reconnects to a browser the coordinator did not start
+	focusHint                                 string // how to focus a tab
+	// The tools that launch a browser of the agent's choosing; "" on a
+	// surface that has none.
+	launch, listBrowsers string
 }
 
-// progressiveWords name 002's tools (--tools progressive), which launch
-// no other browser and take no browser options.
-func progressiveWords() remedy.Words {
-	return remedy.Words{
-		remedy.OpenTab:   "or call open_tab with a URL",
-		remedy.Reconnect: "connect_browser reconnects to it",
-	}
+// defaultVocab: the coordinator_* tools.
+var defaultVocab = vocab{
+	listTabs: "coordinator_list_tabs", openTab: "coordinator_open_tab", focusTab: "coordinator_focus_tab",
+	handleDialog: "coordinator_handle_dialog",
+	reconnect:    "coordinator_restart_browser",
+	focusHint:    "bring a tab to the front (coordinator_focus_tab, coordinator_open_tab, or by navigating in it)",
+	launch:       "coordinator_launch_browser", listBrowsers: "coordinator_list_browsers",
 }
 
-// Words are the words of the surface o asks for: the tools', over
+// progressiveVocab: 002's tools (--tools progressive), which launch no
+// other browser and take no browser options.
+var progressiveVocab = vocab{
+	listTabs: "list_tabs", openTab: "open_tab", focusTab: "focus_tab",
+	handleDialog: "handle_dialog",
+	reconnect:    "connect_browser",
+	focusHint:    "focus a tab with focus_tab (list_tabs shows them)",
+}
+
+func (o Options) vocab() vocab {
+	if o.Progressive {
+		return progressiveVocab
+	}
+	return defaultVocab
+}
+
+// remedies say what the surface's tools can do about an error; what only
+// the coordinator's start can change (a flag) is said in
+// Options.StartWords, which the command line owns.
+func (v vocab) remedies() remedy.Words {
+	w := remedy.Words{
+		remedy.OpenTab:   "or call " + v.openTab + " with a URL",
+		remedy.Reconnect: v.reconnect + " reconnects to it",
+	}
+	if v.launch != "" {
+		w[remedy.Executable] = "give browserPath the browser's executable file (for example {arg}) and check that it is executable"
+		w[remedy.PickDetected] = "use browserType to pick a detected one (see " + v.listBrowsers + ")"
+		w[remedy.SwitchBrowser] = v.launch + " with another browserType switches to a browser of the coordinator's own"
+	}
+	return w
+}
+
+// Words are the words of the surface o asks for: its tools', over
 // o.StartWords. The coordinator's other surfaces (the CDP proxy's answers,
 // VS Code's view's refusals) use them too: the agent behind a CDP client
 // is the one calling these tools.
 func Words(o Options) remedy.Words {
-	if o.Progressive {
-		return progressiveWords().Over(o.StartWords)
-	}
-	return defaultWords().Over(o.StartWords)
+	return o.vocab().remedies().Over(o.StartWords)
 }
 
 // failure is a tool error's content until the surface has phrased it
 // (phraseErrors): it marshals as the error's own text, and keeps the error
-// for its remedies.
+// for its remedies; before and after are said around it.
 type failure struct {
 	mcp.TextContent
-	err error
+	err           error
+	before, after string
+}
+
+func newFailure(before string, err error, after string) failure {
+	return failure{TextContent: mcp.NewTextContent(before + err.Error() + after), err: err, before: before, after: after}
 }
 
 // toolError is err as a tool error (isError), phrased for the surface on
 // its way out.
 func toolError(err error) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{failure{TextContent: mcp.NewTextContent(err.Error()), err: err}}, IsError: true}
+	return &mcp.CallToolResult{Content: []mcp.Content{newFailure("", err, "")}, IsError: true}
 }
 
 // phraseErrors says the remedies of every tool error in words: one place
@@ -66,7 +98,7 @@ func phraseErrors(words remedy.Words) server.ToolHandlerMiddleware {
 			if r != nil {
 				for i, c := range r.Content {
 					if f, ok := c.(failure); ok {
-						r.Content[i] = mcp.NewTextContent(words.Error(f.err))
+						r.Content[i] = mcp.NewTextContent(f.before + words.Error(f.err) + f.after)
 					}
 				}
 			}

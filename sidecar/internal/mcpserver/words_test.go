@@ -55,6 +55,17 @@ func TestToolErrorsSayTheirRemediesInTheSurfacesWords(t *testing.T) {
 		t.Fatalf("launch with a bad browserPath: %s", got)
 	}
 
+	// No browser to list: the flag is the start's word, said only when
+	// the command line gave its words.
+	if got := text(s.call("coordinator_list_browsers", nil)); !strings.Contains(got, "No browser found") ||
+		!strings.Contains(got, "; or start the coordinator with --browser-path") {
+		t.Fatalf("list_browsers with no browser installed: %s", got)
+	}
+	bareWords := build(t, bare(t), Options{PageTools: PageToolsOff})
+	if got := text(bareWords.call("coordinator_list_browsers", nil)); !strings.Contains(got, "No browser found") || strings.Contains(got, "--") {
+		t.Fatalf("list_browsers without the start's words names a flag: %s", got)
+	}
+
 	p := build(t, bare(t), Options{Progressive: true, StartWords: testStartWords})
 	r := seedResult(t, p, "connect_browser", map[string]any{"launch": true})
 	if e, _ := r["error"].(string); r["connected"] != false || !strings.Contains(e, "; or start the coordinator with --browser-path") {
@@ -84,5 +95,26 @@ func TestEachSurfaceNamesItsOwnTools(t *testing.T) {
 	}
 	if got := prog[remedy.BrowserPath]; got != testStartWords[remedy.BrowserPath] {
 		t.Errorf("what no tool does is said with the start's words: %q", got)
+	}
+}
+
+// Each surface's table of names names its own tools: what its answers tell
+// the agent to call is there to call.
+func TestEachVocabNamesItsSurfacesTools(t *testing.T) {
+	for _, tc := range []struct {
+		o Options
+		v vocab
+	}{{Options{}, defaultVocab}, {Options{Progressive: true}, progressiveVocab}} {
+		s, err := Build(bare(t), tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		tools := s.MCP.ListTools()
+		for _, name := range []string{tc.v.listTabs, tc.v.openTab, tc.v.focusTab, tc.v.handleDialog, tc.v.reconnect, tc.v.launch, tc.v.listBrowsers} {
+			if _, ok := tools[name]; name != "" && !ok {
+				t.Errorf("progressive %v: %q is not one of its tools", tc.o.Progressive, name)
+			}
+		}
 	}
 }

@@ -36,10 +36,13 @@
 // The engine's session is the coordinator's own (AttachRunningTab: never
 // the proxy's clients', never starting a browser), and its events go to the
 // engine from the connection's reading goroutine. The tracker's own
-// goroutine (its loop) owns every change of focus; callers ask it through
-// requests and wait for the answer, so focus moves one at a time and the
-// engine of a tab is started before the old one is closed (a focus that
-// fails changes nothing).
+// goroutine (its loop) owns all of the tracker's state (the focus, whether
+// focusing is on, the tab last seen in front, the closes under way, the
+// tab to focus again): callers ask it through requests and wait for the
+// answer, so focus moves one at a time and the engine of a tab is started
+// before the old one is closed (a focus that fails changes nothing). What
+// callers read without waiting is the focus the loop last published, a
+// value it never changes afterwards; no mutex guards the tracker.
 //
 // Unfocused tabs' tools (toolCount in list_tabs) are found on demand: a
 // short-lived engine per tab (attach, discover, detach), a few at a time,

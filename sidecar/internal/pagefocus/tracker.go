@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
 
@@ -108,6 +109,12 @@ var (
 )
 
 // Tracker keeps the focused tab and the engine on it.
+//
+// One goroutine, the loop, owns every piece of the tracker's state: it
+// alone changes the focus, and callers ask it through requests, which it
+// answers one at a time. What callers read without waiting (Snapshot, and
+// the focused tab a call runs on) is a view the loop publishes whenever
+// the focus changes: a value no one changes afterwards.
 type Tracker struct {
 	b   Browser
 	cfg Config
@@ -116,23 +123,28 @@ type Tracker struct {
 	ctx     context.Context // ends with Close
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup // the loop
-	reqs    chan func()    // work the loop does for callers
-	changed chan struct{}  // capacity 1: focus or the focused tools changed
-	events  <-chan coordinator.Event
+	reqs    chan request
+	changed chan struct{} // capacity 1: focus or the focused tools changed
+	events  <-chan backend.Event
 	unsub   func()
-
-	mu     sync.Mutex
-	cur    *focused
-	gen    uint64
-	active bool
+	view    atomic.Pointer[view] // the loop's latest
 
 	// The loop's own.
+	cur       *focused
+	gen       uint64
+	active    bool
 	lastFront frontKey
 	closing   int // closes under way through the coordinator (Closing)
 	// resume is the tab an explicit focus lost because the browser was
 	// disconnected (Unavailable), on the backend resumeOn: focused again
 	// when it is back.
 	resume, resumeOn string
+}
+
+// view is the focus as the loop last published it.
+type view struct {
+	cur *focused // nil: no tab is focused
+	gen uint64
 }
 
 // frontKey is the tab in front as the loop last acted on it: a tab that
@@ -143,6 +155,27 @@ type frontKey struct {
 	activated bool
 }
 
+// A request is a caller's ask of the loop; the loop answers on reply
+// (capacity 1: the loop never waits for a caller that gave up).
+type request struct {
+	op    op
+	ctx   context.Context // the caller's, for the work it asks for
+	id    string          // the tab (focus, closing, closed)
+	on    bool            // setActive: active; closed: whether the tab closed
+	held  bool            // closed: its closing was counted
+	reply chan error
+}
+
+type op int
+
+const (
+	opFocus     op = iota // focus tab id
+	opSetActive           // turn focusing on or off
+	opSync                // catch up with the browser
+	opClosing             // a close of tab id through the coordinator begins
+	opClosed              // and ends (on: it closed)
+)
+
 // New starts a tracker; active says whether it focuses tabs from the start
 // (see SetActive). Close it.
 func New(b Browser, cfg Config, active bool) *Tracker {
@@ -151,10 +184,11 @@ func New(b Browser, cfg Config, active bool) *Tracker {
 	t := &Tracker{
 		b: b, cfg: cfg, log: cfg.Logger,
 		ctx: ctx, cancel: cancel,
-		reqs:    make(chan func()),
+		reqs:    make(chan request),
 		changed: make(chan struct{}, 1),
 		active:  active,
 	}
+	t.view.Store(&view{})
 	t.events, t.unsub = b.Subscribe()
 	t.wg.Add(1)
 	go t.loop()
@@ -181,34 +215,29 @@ func (t *Tracker) signal() {
 
 // Snapshot is the focused tab and its tools now.
 func (t *Tracker) Snapshot() Focus {
-	t.mu.Lock()
-	f, gen := t.cur, t.gen
-	t.mu.Unlock()
-	if f == nil {
-		return Focus{Gen: gen}
+	v := t.view.Load()
+	if v.cur == nil {
+		return Focus{Gen: v.gen}
 	}
-	return f.snapshot(gen)
+	return v.cur.snapshot(v.gen)
 }
 
-func (t *Tracker) current() *focused {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.cur
-}
+// current is the focused tab as the loop last published it.
+func (t *Tracker) current() *focused { return t.view.Load().cur }
 
-// do runs fn on the loop and waits for it.
-func (t *Tracker) do(ctx context.Context, fn func()) error {
-	done := make(chan struct{})
+// ask has the loop answer r and waits for its answer.
+func (t *Tracker) ask(ctx context.Context, r request) error {
+	r.ctx, r.reply = ctx, make(chan error, 1)
 	select {
-	case t.reqs <- func() { fn(); close(done) }:
+	case t.reqs <- r:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.ctx.Done():
 		return ErrClosed
 	}
 	select {
-	case <-done:
-		return nil
+	case err := <-r.reply:
+		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -217,21 +246,21 @@ func (t *Tracker) do(ctx context.Context, fn func()) error {
 func (t *Tracker) loop() {
 	defer t.wg.Done()
 	defer t.setFocus(nil, "shutting down")
-	if t.isActive() && t.cfg.Follow {
+	if t.active && t.cfg.Follow {
 		t.follow()
 	}
 	events := t.events
 	for {
 		var changed, crashed, done <-chan struct{}
-		f := t.current()
+		f := t.cur
 		if f != nil {
 			changed, crashed, done = f.eng.Changed(), f.crashed, f.sess.Done()
 		}
 		select {
 		case <-t.ctx.Done():
 			return
-		case req := <-t.reqs:
-			req()
+		case r := <-t.reqs:
+			r.reply <- t.answer(r)
 		case ev, ok := <-events:
 			if !ok {
 				events = nil // the coordinator closed; requests are still answered
@@ -250,35 +279,46 @@ func (t *Tracker) loop() {
 	}
 }
 
-func (t *Tracker) isActive() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.active
+// answer does what r asks, on the loop.
+func (t *Tracker) answer(r request) error {
+	switch r.op {
+	case opFocus:
+		return t.focus(r.ctx, r.id)
+	case opSetActive:
+		t.setActive(r.on)
+	case opSync:
+		t.catchUp(true)
+	case opClosing:
+		t.closing++
+	case opClosed:
+		t.closed(r)
+	}
+	return nil
 }
 
 // SetActive turns focusing on or off: off unfocuses and keeps no tab
 // focused (the progressive surface before connect_browser).
 func (t *Tracker) SetActive(ctx context.Context, active bool) error {
-	return t.do(ctx, func() {
-		t.mu.Lock()
-		was := t.active
-		t.active = active
-		t.mu.Unlock()
-		switch {
-		case !active:
-			t.resume = ""
-			t.setFocus(nil, "page tools are off")
-		case !was && t.cfg.Follow:
-			t.lastFront = frontKey{}
-			t.follow()
-		}
-	})
+	return t.ask(ctx, request{op: opSetActive, on: active})
+}
+
+func (t *Tracker) setActive(active bool) {
+	was := t.active
+	t.active = active
+	switch {
+	case !active:
+		t.resume = ""
+		t.setFocus(nil, "page tools are off")
+	case !was && t.cfg.Follow:
+		t.lastFront = frontKey{}
+		t.follow()
+	}
 }
 
 // onEvent handles one coordinator event: the browser went or changed, or
 // its tabs did.
-func (t *Tracker) onEvent(ev coordinator.Event) {
-	t.catchUp(ev.Kind == coordinator.PagesChanged)
+func (t *Tracker) onEvent(ev backend.Event) {
+	t.catchUp(ev.Kind == backend.PagesChanged)
 }
 
 // catchUp brings focus up to date with the browser: a browser that changed
@@ -286,10 +326,10 @@ func (t *Tracker) onEvent(ev coordinator.Event) {
 // focused tab that is gone (when tabsChanged) is let go, kept to be
 // focused again if it went with a disconnection.
 func (t *Tracker) catchUp(tabsChanged bool) {
-	if !t.isActive() {
+	if !t.active {
 		return
 	}
-	if f := t.current(); f != nil && f.backend != t.b.BackendKey() {
+	if f := t.cur; f != nil && f.backend != t.b.BackendKey() {
 		// The browser behind the focused tab stopped, restarted or was
 		// switched: the new one's tab in front is taken as it comes.
 		t.setFocus(nil, "the browser changed")
@@ -299,7 +339,7 @@ func (t *Tracker) catchUp(tabsChanged bool) {
 		t.follow()
 		return
 	}
-	if f := t.current(); f != nil && tabsChanged && !t.exists(f.tab.ID) {
+	if f := t.cur; f != nil && tabsChanged && !t.exists(f.tab.ID) {
 		t.keepForResume(f)
 		t.setFocus(nil, "the tab closed")
 	}
@@ -322,7 +362,7 @@ func (t *Tracker) resumeFocus() {
 	if t.resume != "" && t.b.BackendKey() != t.resumeOn {
 		t.resume = "" // the browser is gone (stopped, switched), not only disconnected
 	}
-	if t.resume == "" || t.current() != nil || t.b.Disconnected() != nil || !t.exists(t.resume) {
+	if t.resume == "" || t.cur != nil || t.b.Disconnected() != nil || !t.exists(t.resume) {
 		return
 	}
 	id := t.resume
@@ -348,7 +388,7 @@ func (t *Tracker) follow() {
 		return
 	}
 	t.lastFront = key
-	f := t.current()
+	f := t.cur
 	switch {
 	case f != nil && ok && f.tab.ID == front.ID:
 		return // the focused tab navigated: its engine follows
@@ -377,10 +417,10 @@ func (t *Tracker) follow() {
 }
 
 // front is the tab in front, unless it is one focus never goes to.
-func (t *Tracker) front() (frontKey, coordinator.Tab, bool) {
+func (t *Tracker) front() (frontKey, backend.Tab, bool) {
 	tab, ok := t.b.FrontTab()
 	if !ok || t.cfg.Skip != nil && t.cfg.Skip(tab.ID) {
-		return frontKey{}, coordinator.Tab{}, false
+		return frontKey{}, backend.Tab{}, false
 	}
 	return frontKey{tab.ID, tab.URL, tab.Activated}, tab, true
 }
@@ -393,12 +433,12 @@ func (t *Tracker) exists(id string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(tabs, func(tab coordinator.Tab) bool { return tab.ID == id })
+	return slices.ContainsFunc(tabs, func(tab backend.Tab) bool { return tab.ID == id })
 }
 
 // lost: the focused tab's session ended or the tab crashed.
 func (t *Tracker) lost(f *focused, why string) {
-	if t.current() != f {
+	if t.cur != f {
 		return
 	}
 	t.keepForResume(f)
@@ -410,17 +450,15 @@ func (t *Tracker) lost(f *focused, why string) {
 }
 
 // setFocus makes f the focused tab (nil: none), closing the engine that was
-// there. Only the loop calls it.
+// there, and publishes it. Only the loop calls it.
 func (t *Tracker) setFocus(f *focused, why string) {
-	t.mu.Lock()
 	old := t.cur
 	if old == nil && f == nil {
-		t.mu.Unlock()
 		return
 	}
 	t.cur = f
 	t.gen++
-	t.mu.Unlock()
+	t.view.Store(&view{cur: f, gen: t.gen})
 	if f != nil {
 		t.log.Debug("page tools: focus", "tab", f.tab.ID, "why", why)
 	} else {
@@ -441,7 +479,7 @@ func (t *Tracker) open(ctx context.Context, id string) (*focused, error) {
 		if f, err = t.attach(ctx, id); err == nil {
 			return f, nil
 		}
-		if errors.Is(err, coordinator.ErrNoTab) || errors.Is(err, coordinator.ErrNotRunning) || ctx.Err() != nil {
+		if errors.Is(err, backend.ErrNoTab) || errors.Is(err, backend.ErrNotRunning) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -453,7 +491,7 @@ func (t *Tracker) attach(ctx context.Context, id string) (*focused, error) {
 	defer cancel()
 	late := &lateSession{}
 	f := &focused{
-		tab:     coordinator.Tab{ID: id},
+		tab:     backend.Tab{ID: id},
 		backend: t.b.BackendKey(),
 		wake:    make(chan struct{}),
 		crashed: make(chan struct{}),
@@ -480,30 +518,30 @@ func (t *Tracker) attach(ctx context.Context, id string) (*focused, error) {
 // when not blank, is the page the tab is loading (a tab just opened): the
 // wait lasts until the tab has left its blank first document.
 func (t *Tracker) Focus(ctx context.Context, id, wantURL string) (Focus, error) {
-	var err error
-	if derr := t.do(ctx, func() {
-		if !t.isActive() {
-			err = ErrNoFocus
-			return
-		}
-		if f := t.current(); f != nil && f.tab.ID == id {
-			return
-		}
-		var nf *focused
-		if nf, err = t.open(ctx, id); err == nil {
-			t.resume = "" // asked for another
-			t.setFocus(nf, "asked for")
-			if t.cfg.Follow {
-				t.lastFront, _, _ = t.front()
-			}
-		}
-	}); derr != nil {
-		return Focus{}, derr
-	}
-	if err != nil {
+	if err := t.ask(ctx, request{op: opFocus, id: id}); err != nil {
 		return Focus{}, err
 	}
 	return t.settle(ctx, id, wantURL), nil
+}
+
+// focus focuses tab id, unless it is focused already.
+func (t *Tracker) focus(ctx context.Context, id string) error {
+	if !t.active {
+		return ErrNoFocus
+	}
+	if t.cur != nil && t.cur.tab.ID == id {
+		return nil
+	}
+	nf, err := t.open(ctx, id)
+	if err != nil {
+		return err
+	}
+	t.resume = "" // asked for another
+	t.setFocus(nf, "asked for")
+	if t.cfg.Follow {
+		t.lastFront, _, _ = t.front()
+	}
+	return nil
 }
 
 // settle waits until the focused tab id has left a blank first document
@@ -523,7 +561,7 @@ func (t *Tracker) settle(ctx context.Context, id, wantURL string) Focus {
 // Sync brings focus up to date with the browser now (rather than at the
 // next event): an answer that says which tab is focused is then true.
 func (t *Tracker) Sync(ctx context.Context) error {
-	return t.do(ctx, func() { t.catchUp(true) })
+	return t.ask(ctx, request{op: opSync})
 }
 
 // Closing is called before a tab is closed through the coordinator, and
@@ -531,19 +569,22 @@ func (t *Tracker) Sync(ctx context.Context) error {
 // that closed leaves no tab focused, even where another is in front now:
 // that one was only behind it, so focus does not go there by itself.
 func (t *Tracker) Closing(ctx context.Context, id string) (done func(closed bool)) {
-	held := t.do(ctx, func() { t.closing++ }) == nil
+	held := t.ask(ctx, request{op: opClosing, id: id}) == nil
 	return func(closed bool) {
-		_ = t.do(t.ctx, func() {
-			if held {
-				t.closing--
-			}
-			if f := t.current(); closed && f != nil && f.tab.ID == id {
-				t.setFocus(nil, "the tab was closed")
-			}
-			if t.cfg.Follow {
-				t.lastFront, _, _ = t.front()
-			}
-		})
+		_ = t.ask(t.ctx, request{op: opClosed, id: id, on: closed, held: held})
+	}
+}
+
+// closed: a close through the coordinator ended (Closing).
+func (t *Tracker) closed(r request) {
+	if r.held {
+		t.closing--
+	}
+	if f := t.cur; r.on && f != nil && f.tab.ID == r.id {
+		t.setFocus(nil, "the tab was closed")
+	}
+	if t.cfg.Follow {
+		t.lastFront, _, _ = t.front()
 	}
 }
 
@@ -621,8 +662,8 @@ func (t *Tracker) Navigate(ctx context.Context, id, url string) error {
 type MovedError struct {
 	Tool      string
 	Shown     Shown
-	ShownOpen bool            // the tab shown is still open
-	Now       coordinator.Tab // the focused tab now (with its opener); ID "" when none
+	ShownOpen bool        // the tab shown is still open
+	Now       backend.Tab // the focused tab now (with its opener); ID "" when none
 }
 
 func (e *MovedError) Error() string {
@@ -683,10 +724,10 @@ func (t *Tracker) Unavailable() error { return t.b.Disconnected() }
 // engine, the others' found on demand (a short-lived engine each, a few at
 // a time, within PeekTimeout). A tab whose tools could not be found in
 // time, or past PeekMax, is missing from the answer.
-func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][]pagetools.Tool {
+func (t *Tracker) Peek(ctx context.Context, tabs []backend.Tab) map[string][]pagetools.Tool {
 	out := map[string][]pagetools.Tool{}
 	snap := t.Snapshot()
-	var todo []coordinator.Tab
+	var todo []backend.Tab
 	for _, tab := range tabs {
 		if tab.ID == snap.TabID {
 			out[tab.ID] = snap.Tools
@@ -745,7 +786,7 @@ func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) (Focus, error
 
 // focused is a tab with an engine on a session of its own.
 type focused struct {
-	tab     coordinator.Tab // the id; URL and title come from the engine
+	tab     backend.Tab // the id; URL and title come from the engine
 	sess    Session
 	eng     Engine
 	backend string // the backend it lives on
