@@ -952,7 +952,7 @@
     const isTaken = takenBy(taken, open, body);
     for (const b of qsa(body, ITEM_BUTTONS)) {
       if (out.length >= 8) break;
-      if (closest(b, 'form') || !usable(b) || !visible(b) || inChrome(b) || !UNLOCK.test(buttonLabel(b)) || isTaken(b)) continue;
+      if (!UNLOCK.test(buttonLabel(b)) || closest(b, 'form') || !usable(b) || !visible(b) || inChrome(b) || isTaken(b)) continue;
       const block = open.length ? openBlock(b, open, body) : null;
       const box = block || groupBox(b, body);
       if (box === body || out.some((o) => o[1].box === box)) continue;
