@@ -38,6 +38,10 @@ type Status struct {
 	// Everyday says what is connected of the user's own browser (backend
 	// everyday, running).
 	Everyday *state.Everyday `json:"everyday,omitempty"`
+
+	// Waiting says what a start under way waits for (a remote service
+	// starting a browser, a slot in its queue).
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Status reports where the coordinator is.
@@ -63,6 +67,9 @@ func (c *Coordinator) Status() Status {
 		s.LastError, s.LastErr = m.lastErr.Error(), m.lastErr
 	}
 	s.Backend = m.source.Kind
+	if w, ok := m.source.Connector.(backend.Waiter); ok && m.state == Launching {
+		s.Waiting = w.Waiting()
+	}
 	if m.cur != nil {
 		s.Backend = m.cur.kind
 		if m.cur.pages != nil {

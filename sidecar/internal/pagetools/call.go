@@ -741,10 +741,13 @@ func (e *Engine) settle(ctx context.Context, ctxID int64, watch int, before coun
 // navigation path then follows it).
 func (e *Engine) settleInPage(ctx context.Context, ctxID int64, watch int, before counters) (settled, bool) {
 	start := time.Now()
-	raw, ok := e.pageSettle(ctx, ctxID, watch, before, e.cfg.SettleFirst, true)
-	if !ok {
+	// The watch goes on: what it saw so far is in the answer of the last
+	// pageSettle below, which ends it.
+	if _, ok := e.pageSettle(ctx, ctxID, watch, before, e.cfg.SettleFirst, true); !ok {
 		return settled{}, false
 	}
+	var raw json.RawMessage
+	var ok bool
 	again := e.cfg.SettleMax - time.Since(start)
 	if e.requestsPending() && again > 0 {
 		_, _ = e.waitFor(ctx, again, func() bool { return len(e.tab.requests) == 0 || e.tab.commits != before.commits })
