@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
 // Session is a CDP session attached to one page target (flattened), owned
@@ -121,6 +123,7 @@ type Engine struct {
 	mu        sync.Mutex
 	wake      chan struct{} // closed and replaced at every state change
 	tab       tabState      // what the session's events said of the tab (events.go)
+	contexts  cdp.Contexts  // the session's execution contexts (this engine's world is ours)
 	doc       *document     // the page as last discovered
 	gone      map[string]goneTool
 	goneSeq   int // changes that took tools away
@@ -175,7 +178,6 @@ func New(sess Session, cfg Config) *Engine {
 		change:  make(chan struct{}, 1),
 		callSem: make(chan struct{}, 1),
 		wake:    make(chan struct{}),
-		tab:     tabState{contexts: map[int64]string{}},
 		gone:    map[string]goneTool{},
 	}
 	conf, _ := json.Marshal(map[string]any{
@@ -297,9 +299,7 @@ func (e *Engine) install(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	if e.tab.commits == commits { // else the world is already gone with its document
-		var ev contextCreatedEvent
-		ev.Context.ID, ev.Context.Name, ev.Context.AuxData.FrameID = world.ExecutionContextID, e.world, frame
-		e.tab, _ = ev.reduce(e.tab, reduceIn{world: e.world})
+		e.contexts.Add(world.ExecutionContextID, frame, e.world)
 	}
 	e.mu.Unlock()
 	res, err = e.rpc(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
@@ -535,8 +535,7 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	if e.closed {
 		return
 	}
-	frame, ok := e.tab.contexts[ctxID]
-	if !ok || frame != e.tab.mainFrame {
+	if frame := e.ourContextLocked(ctxID); frame == "" || frame != e.tab.mainFrame {
 		return // a frame's, or a document already gone
 	}
 	newDoc := e.doc == nil || e.doc.commit != e.tab.commits || e.doc.ctxID != ctxID
@@ -627,8 +626,7 @@ func (e *Engine) freshLocked() bool {
 	if e.doc == nil || e.doc.commit != e.tab.commits {
 		return false
 	}
-	_, alive := e.tab.contexts[e.doc.ctxID]
-	return alive || e.doc.ctxID == 0
+	return e.doc.ctxID == 0 || e.ourContextLocked(e.doc.ctxID) != ""
 }
 
 // waitFor waits until cond (called with e.mu held) holds, for at most

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
+	"fmt"
 	"testing"
 )
 
@@ -63,7 +63,7 @@ func TestHandleEventIgnoresWhatItDoesNotKnow(t *testing.T) {
 // makes a new state from the last one (the old one is left as it was) and
 // says what the engine must do.
 func TestTheTabIsReducedFromItsEvents(t *testing.T) {
-	in := reduceIn{world: "w", docCtx: 7}
+	in := reduceIn{docAlive: true}
 	ev := func(method, params string) tabEvent {
 		t.Helper()
 		e, ok := decoders[method](json.RawMessage(params))
@@ -72,16 +72,12 @@ func TestTheTabIsReducedFromItsEvents(t *testing.T) {
 		}
 		return e
 	}
-	s := tabState{mainFrame: "F", contexts: map[int64]string{}}
+	s := tabState{mainFrame: "F"}
 	steps := []struct {
 		ev   tabEvent
 		want func(tabState, effects) bool
 		what string
 	}{
-		{ev("Runtime.executionContextCreated", `{"context":{"id":7,"name":"w","auxData":{"frameId":"F"}}}`),
-			func(s tabState, fx effects) bool { return s.contexts[7] == "F" && fx.changed }, "our world's context is kept"},
-		{ev("Runtime.executionContextCreated", `{"context":{"id":8,"name":"the page's","auxData":{"frameId":"F"}}}`),
-			func(s tabState, fx effects) bool { _, ok := s.contexts[8]; return !ok && !fx.changed }, "another world's is not"},
 		{ev("Page.frameStartedLoading", `{"frameId":"F"}`),
 			func(s tabState, fx effects) bool { return s.starts == 1 && s.pending }, "a load starts"},
 		{ev("Page.navigatedWithinDocument", `{"frameId":"F","url":"http://x/#a"}`),
@@ -94,8 +90,6 @@ func TestTheTabIsReducedFromItsEvents(t *testing.T) {
 			func(s tabState, fx effects) bool { return s.commits == 0 && !fx.changed }, "a child frame's commit is not the tab's"},
 		{ev("Page.frameNavigated", `{"frame":{"id":"F","url":"http://x/2","loaderId":"L1"}}`),
 			func(s tabState, fx effects) bool { return s.commits == 1 && s.loader == "L1" && fx.keepDoc }, "a commit while the document's context lives: the back/forward cache"},
-		{ev("Runtime.executionContextsCleared", `{}`),
-			func(s tabState, fx effects) bool { return len(s.contexts) == 0 }, "contexts cleared"},
 		{ev("Page.frameRequestedNavigation", `{"frameId":"F","disposition":"newTab","url":"http://pop/"}`),
 			func(s tabState, fx effects) bool {
 				return s.popups == 1 && s.popupURL == "http://pop/" && s.starts == 1
@@ -109,14 +103,14 @@ func TestTheTabIsReducedFromItsEvents(t *testing.T) {
 	}
 	for _, st := range steps {
 		before := s
-		was := maps.Clone(s.contexts)
+		was := fmt.Sprintf("%+v", s)
 		var fx effects
 		s, fx = st.ev.reduce(s, in)
 		if !st.want(s, fx) {
 			t.Fatalf("%s: %+v %+v", st.what, s, fx)
 		}
-		if !maps.Equal(before.contexts, was) {
-			t.Fatalf("%s: the old state's contexts changed: %v, was %v", st.what, before.contexts, was)
+		if now := fmt.Sprintf("%+v", before); now != was {
+			t.Fatalf("%s: the old state changed: %s, was %s", st.what, now, was)
 		}
 	}
 	s.requests = map[string]bool{}
@@ -134,5 +128,34 @@ func TestTheTabIsReducedFromItsEvents(t *testing.T) {
 		if len(s.requests) != step.n {
 			t.Fatalf("after %s %s: %v", step.method, step.params, s.requests)
 		}
+	}
+}
+
+// The engine's world's execution contexts are the ones it knows (its
+// cdp.Contexts follows every world; a context of the page's own world, or
+// one destroyed or cleared, is no document of the engine's).
+func TestTheEngineKnowsItsWorldsContexts(t *testing.T) {
+	e := New(nil, Config{})
+	created := func(id int, world string) {
+		e.HandleEvent("Runtime.executionContextCreated", json.RawMessage(fmt.Sprintf(`{"context":{"id":%d,"name":%q,"auxData":{"frameId":"F"}}}`, id, world)))
+	}
+	ours := func(id int64) string {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.ourContextLocked(id)
+	}
+	created(7, e.world)
+	created(8, "")
+	if ours(7) != "F" || ours(8) != "" {
+		t.Fatalf("our world's context 7: %q (want F), the page's 8: %q (want none)", ours(7), ours(8))
+	}
+	e.HandleEvent("Runtime.executionContextDestroyed", json.RawMessage(`{"executionContextId":7}`))
+	if ours(7) != "" {
+		t.Fatal("context 7 destroyed, still known")
+	}
+	created(9, e.world)
+	e.HandleEvent("Runtime.executionContextsCleared", json.RawMessage(`{}`))
+	if ours(9) != "" {
+		t.Fatal("contexts cleared, 9 still known")
 	}
 }

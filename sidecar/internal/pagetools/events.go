@@ -3,6 +3,7 @@ package pagetools
 import (
 	"encoding/json"
 	"maps"
+	"strings"
 )
 
 // The tab as the engine knows it from its session's events: tabState, a
@@ -10,31 +11,32 @@ import (
 // one and one event. HandleEvent decodes an event once into its type,
 // reduces under the lock and carries out what the reducer asks for
 // (effects); the page's own reports (Runtime.bindingCalled) are the
-// discovery's, applied by apply.
+// discovery's, applied by apply. The execution contexts are not in the
+// state: the engine's cdp.Contexts notes them (HandleEvent), as every
+// reader of a session's contexts does, and a reduction is told what it
+// needs of them (reduceIn).
 
 // tabState is what the session's events said of the tab.
 type tabState struct {
-	mainFrame string           // the target's root frame
-	iframe    bool             // the target is an out-of-process iframe
-	contexts  map[int64]string // this engine's world: execution context → frame (never changed in place)
-	url       string           // the main frame's URL, from navigation events
-	loader    string           // the main frame's document (its loaderId)
-	starts    int              // main-frame navigations requested or started
-	commits   int              // main-frame documents committed
-	stops     int              // main-frame loads stopped
-	sameDocs  int              // main-frame navigations within the document (history API, fragments)
-	pending   bool             // a navigation started and has neither committed nor stopped
-	popups    int              // navigations this page sent to a new tab or window
+	mainFrame string // the target's root frame
+	iframe    bool   // the target is an out-of-process iframe
+	url       string // the main frame's URL, from navigation events
+	loader    string // the main frame's document (its loaderId)
+	starts    int    // main-frame navigations requested or started
+	commits   int    // main-frame documents committed
+	stops     int    // main-frame loads stopped
+	sameDocs  int    // main-frame navigations within the document (history API, fragments)
+	pending   bool   // a navigation started and has neither committed nor stopped
+	popups    int    // navigations this page sent to a new tab or window
 	popupURL  string
 	dialog    *Dialog         // the JavaScript dialog open on the page, if any
 	requests  map[string]bool // the page's requests a call started (network.go); nil: not followed
 }
 
-// reduceIn is what a reduction needs beyond the state: the engine's world
-// and the context of the document last discovered (0: none).
+// reduceIn is what a reduction needs beyond the state: whether the
+// context of the document last discovered still lives.
 type reduceIn struct {
-	world  string
-	docCtx int64
+	docAlive bool
 }
 
 // effects are what a reduction asks the engine to do.
@@ -53,22 +55,6 @@ type tabEvent interface {
 }
 
 // The session's events the engine follows, as typed structs.
-
-type contextCreatedEvent struct {
-	Context struct {
-		ID      int64  `json:"id"`
-		Name    string `json:"name"`
-		AuxData struct {
-			FrameID string `json:"frameId"`
-		} `json:"auxData"`
-	} `json:"context"`
-}
-
-type contextDestroyedEvent struct {
-	ID int64 `json:"executionContextId"`
-}
-
-type contextsClearedEvent struct{}
 
 type bindingCalledEvent struct {
 	Name    string `json:"name"`
@@ -137,19 +123,16 @@ type requestEvent struct {
 
 // decoders decode each event the engine follows, once, into its type.
 var decoders = map[string]func(json.RawMessage) (tabEvent, bool){
-	"Runtime.executionContextCreated":   as[contextCreatedEvent],
-	"Runtime.executionContextDestroyed": as[contextDestroyedEvent],
-	"Runtime.executionContextsCleared":  as[contextsClearedEvent],
-	"Page.frameNavigated":               as[frameNavigatedEvent],
-	"Page.navigatedWithinDocument":      as[sameDocumentEvent],
-	"Page.frameRequestedNavigation":     as[navigationEvent],
-	"Page.frameStartedLoading":          as[navigationEvent],
-	"Page.frameStartedNavigating":       as[navigationEvent],
-	"Page.windowOpen":                   as[windowOpenEvent],
-	"Page.frameStoppedLoading":          as[frameStoppedEvent],
-	"Page.javascriptDialogOpening":      as[dialogOpeningEvent],
-	"Page.javascriptDialogClosed":       as[dialogClosedEvent],
-	"Network.requestWillBeSent":         as[requestEvent],
+	"Page.frameNavigated":           as[frameNavigatedEvent],
+	"Page.navigatedWithinDocument":  as[sameDocumentEvent],
+	"Page.frameRequestedNavigation": as[navigationEvent],
+	"Page.frameStartedLoading":      as[navigationEvent],
+	"Page.frameStartedNavigating":   as[navigationEvent],
+	"Page.windowOpen":               as[windowOpenEvent],
+	"Page.frameStoppedLoading":      as[frameStoppedEvent],
+	"Page.javascriptDialogOpening":  as[dialogOpeningEvent],
+	"Page.javascriptDialogClosed":   as[dialogClosedEvent],
+	"Network.requestWillBeSent":     as[requestEvent],
 	// (Answered once its status and headers are in: a page that never
 	// reads the body of a fetch gets no loadingFinished for it.)
 	"Network.responseReceived": asDone,
@@ -184,6 +167,10 @@ func decode[T any](params json.RawMessage) (T, bool) {
 // HandleEvent takes one event of the session (the owner calls it for every
 // event, on its reading goroutine: it does not block).
 func (e *Engine) HandleEvent(method string, params json.RawMessage) {
+	if strings.HasPrefix(method, "Runtime.executionContext") { // Created, Destroyed, sCleared
+		e.locked(func() { e.contexts.Note(method, params) })
+		return
+	}
 	if method == "Runtime.bindingCalled" {
 		if ev, ok := decode[bindingCalledEvent](params); ok {
 			e.onBinding(ev)
@@ -201,9 +188,9 @@ func (e *Engine) HandleEvent(method string, params json.RawMessage) {
 func (e *Engine) take(ev tabEvent) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	in := reduceIn{world: e.world}
-	if e.doc != nil {
-		in.docCtx = e.doc.ctxID
+	var in reduceIn
+	if e.doc != nil && e.doc.ctxID != 0 {
+		in.docAlive = e.ourContextLocked(e.doc.ctxID) != ""
 	}
 	var fx effects
 	e.tab, fx = ev.reduce(e.tab, in)
@@ -237,29 +224,6 @@ func (e *Engine) locked(fn func()) {
 
 var changed = effects{changed: true}
 
-func (ev contextCreatedEvent) reduce(s tabState, in reduceIn) (tabState, effects) {
-	if ev.Context.Name != in.world {
-		return s, effects{}
-	}
-	s.contexts = maps.Clone(s.contexts)
-	if s.contexts == nil {
-		s.contexts = map[int64]string{}
-	}
-	s.contexts[ev.Context.ID] = ev.Context.AuxData.FrameID
-	return s, changed
-}
-
-func (ev contextDestroyedEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
-	s.contexts = maps.Clone(s.contexts)
-	delete(s.contexts, ev.ID)
-	return s, changed
-}
-
-func (contextsClearedEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
-	s.contexts = map[int64]string{}
-	return s, changed
-}
-
 func (ev frameNavigatedEvent) reduce(s tabState, in reduceIn) (tabState, effects) {
 	// The target's root frame: a page's top frame (no parent), or an
 	// iframe target's own frame (whose parent is in another process).
@@ -274,9 +238,7 @@ func (ev frameNavigatedEvent) reduce(s tabState, in reduceIn) (tabState, effects
 	// alive is this document's: a page restored from the back/forward
 	// cache, whose contexts (and script's report) come back before the
 	// commit.
-	if _, alive := s.contexts[in.docCtx]; alive && in.docCtx != 0 {
-		fx.keepDoc = true
-	}
+	fx.keepDoc = in.docAlive
 	return s, fx
 }
 
@@ -379,4 +341,13 @@ func (e *Engine) ensureLocked() {
 		e.wg.Add(1)
 		go e.ensure()
 	}
+}
+
+// ourContextLocked is the frame of a live execution context of the
+// engine's world; "" when the context is gone or another world's.
+func (e *Engine) ourContextLocked(id int64) string {
+	if frame, world, ok := e.contexts.Frame(id); ok && world == e.world {
+		return frame
+	}
+	return ""
 }
