@@ -16,6 +16,9 @@ type Target struct {
 	URL      string `json:"url"`
 	Attached bool   `json:"attached"`
 	OpenerID string `json:"openerId,omitempty"`
+	// ParentID: a frame's target (an out-of-process iframe) names the
+	// target whose document holds it.
+	ParentID string `json:"parentId,omitempty"`
 }
 
 // Update is what one Target event changed.

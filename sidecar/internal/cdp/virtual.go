@@ -50,7 +50,7 @@ type Virtual struct {
 	mu       sync.Mutex
 	targets  map[int]*vtarget     // by tab id
 	sessions map[string]*vsession // by session id; "" is the root
-	children map[string]int       // the tabs' child sessions (iframes, workers) → tab id
+	children map[string]childOf   // the tabs' child sessions (iframes, workers), by session id
 	attach   map[int]*attachment  // tabs the host's debugger is attached to for this browser
 	// attaching marks auto-attaches under way (parent/tab/kind), so a tab
 	// that arrives during setAutoAttach is attached once.
@@ -143,7 +143,7 @@ func NewVirtual(o VirtualOptions) *Virtual {
 	v := &Virtual{
 		host: o.Host, policy: o.Policy, words: o.Words, out: o.Out, spawn: o.Go, front: o.Activated, log: o.Log, ctxID: randomID(),
 		targets: map[int]*vtarget{}, sessions: map[string]*vsession{},
-		children: map[string]int{}, attach: map[int]*attachment{}, attaching: map[string]bool{},
+		children: map[string]childOf{}, attach: map[int]*attachment{}, attaching: map[string]bool{},
 		replay: map[int]*tabReplay{},
 	}
 	v.ctx, v.cancel = context.WithCancel(context.Background())

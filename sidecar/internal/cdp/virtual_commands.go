@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // The clients' commands: browser sessions, tab sessions and page sessions
@@ -42,9 +44,26 @@ func (v *Virtual) dispatch(m vcommand) {
 	case s != nil && s.kind == kindPage:
 		v.pageCommand(s, m)
 	case isChild:
-		v.forward(m, childTab, m.SessionID, nil)
+		if m.Method == "Target.getTargetInfo" && str(params(m.Params), "targetId") != "" {
+			m.then = v.onlyOfTab(childTab.tab, m.then)
+		}
+		v.forward(m, childTab.tab, m.SessionID, nil)
 	default:
 		v.fail(m, SessionNotFound, "Session with given id not found.")
+	}
+}
+
+// onlyOfTab turns a child session's Target.getTargetInfo about a target
+// not of its tab into the browser's answer for an unknown target.
+func (v *Virtual) onlyOfTab(tabID int, then func(*Message) *Message) func(*Message) *Message {
+	return func(a *Message) *Message {
+		if a.Error == nil && !v.ofTab(tabID, gjson.GetBytes(a.Result, "targetInfo.targetId").String()) {
+			a = &Message{ID: a.ID, SessionID: a.SessionID, Error: &Error{Code: ServerError, Message: "No target with given id found"}}
+		}
+		if then != nil {
+			return then(a)
+		}
+		return a
 	}
 }
 
@@ -92,7 +111,7 @@ func (v *Virtual) place(sid string) (at Place, known bool) {
 	case s != nil:
 		t = s.tgt
 	case isChild:
-		t = v.targets[childTab]
+		t = v.targets[childTab.tab]
 	default:
 		return Place{}, false
 	}

@@ -183,8 +183,8 @@ func (v *Virtual) tabGone(tabID int, closed bool) {
 func (v *Virtual) forgetAttachment(tabID int) {
 	delete(v.attach, tabID)
 	delete(v.replay, tabID)
-	for child, tab := range v.children {
-		if tab == tabID {
+	for child, c := range v.children {
+		if c.tab == tabID {
 			delete(v.children, child)
 		}
 	}
@@ -253,18 +253,44 @@ func (v *Virtual) trackChild(tabID int, method string, params json.RawMessage) {
 		return
 	}
 	var p struct {
-		SessionID string `json:"sessionId"`
+		SessionID  string `json:"sessionId"`
+		TargetInfo struct {
+			TargetID string `json:"targetId"`
+		} `json:"targetInfo"`
 	}
 	if json.Unmarshal(params, &p) != nil || p.SessionID == "" {
 		return
 	}
 	v.mu.Lock()
 	if method == "Target.attachedToTarget" {
-		v.children[p.SessionID] = tabID
+		v.children[p.SessionID] = childOf{tab: tabID, target: p.TargetInfo.TargetID}
 	} else {
 		delete(v.children, p.SessionID)
 	}
 	v.mu.Unlock()
+}
+
+// childOf is a child session's tab and target.
+type childOf struct {
+	tab    int
+	target string
+}
+
+// ofTab: is target id the tab's page, or a frame or worker attached below
+// it? A child session is told of these only: the browser would answer it
+// about any target (another tab's, the browser's own).
+func (v *Virtual) ofTab(tabID int, id string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if t := v.targets[tabID]; t != nil && t.pageID == id {
+		return true
+	}
+	for _, c := range v.children {
+		if c.tab == tabID && c.target == id {
+			return true
+		}
+	}
+	return false
 }
 
 // Disconnected forgets every tab: the host is gone. The tabs keep their
@@ -276,7 +302,7 @@ func (v *Virtual) Disconnected() {
 		ids = append(ids, id)
 	}
 	v.attach = map[int]*attachment{}
-	v.children = map[string]int{}
+	v.children = map[string]childOf{}
 	v.replay = map[int]*tabReplay{}
 	v.mu.Unlock()
 	sort.Ints(ids)

@@ -167,7 +167,7 @@ func (v *View) probe(ctx context.Context, id string) (isWorkbench, known bool) {
 	v.mu.Lock()
 	v.workbench[id] = isWorkbench
 	v.mu.Unlock()
-	if t, ok := v.follow.Get(id); ok && v.candidate(t) {
+	if t, ok := v.follow.Get(id); ok && v.candidate(t, v.follow.Get) {
 		v.follow.Touch(id)
 	} else {
 		v.follow.Demote(id)
@@ -191,8 +191,8 @@ func (v *View) detach(session string) {
 	_, _ = v.conn.Call(ctx, "", "Target.detachFromTarget", map[string]any{"sessionId": session})
 }
 
-// candidate: can t be the browser view?
-func (v *View) candidate(t cdp.Target) bool {
+// candidate: can t be the browser view? known looks up the other targets.
+func (v *View) candidate(t cdp.Target, known func(id string) (cdp.Target, bool)) bool {
 	switch t.Type {
 	case "page":
 		if !mayBeView(t) {
@@ -205,15 +205,34 @@ func (v *View) candidate(t cdp.Target) bool {
 	case "iframe":
 		// VS Code's own frames are webviews (vscode-webview://); a frame of
 		// another site is a browser view, also once it navigated to
-		// about:blank or a data: URL.
-		u, err := url.Parse(t.URL)
-		if err != nil {
-			return false
-		}
-		switch u.Scheme {
-		case "http", "https", "file", "about", "data", "blob":
-			return true
-		}
+		// about:blank or a data: URL — unless a view holds it: a page's
+		// own cross-site frames (an embedded video, a sign-in frame, a
+		// frame a hostile page adds) are the view's, never a view.
+		return viewFrame(t, known, 0)
+	}
+	return false
+}
+
+// viewFrame: is the iframe t a browser view, not a frame inside one?
+func viewFrame(t cdp.Target, known func(id string) (cdp.Target, bool), depth int) bool {
+	if !webFrame(t) || depth > 16 {
+		return false
+	}
+	parent, ok := known(t.ParentID)
+	return !ok || parent.Type != "iframe" || !viewFrame(parent, known, depth+1)
+}
+
+// webFrame: an iframe showing a web page, not one of VS Code's webviews
+// (vscode-webview:// on the desktop; web builds serve them over http
+// from .../webview/browser/pre/).
+func webFrame(t cdp.Target) bool {
+	u, err := url.Parse(t.URL)
+	if err != nil || strings.Contains(u.Path, "/webview/browser/pre/") {
+		return false
+	}
+	switch u.Scheme {
+	case "http", "https", "file", "about", "data", "blob":
+		return true
 	}
 	return false
 }
@@ -227,8 +246,14 @@ func mayBeView(t cdp.Target) bool {
 // current picks the view: an integrated browser page before a Simple
 // Browser iframe, the most recently active first.
 func (v *View) current() (cdp.Target, bool) {
+	// The targets as they are now: the match runs under the Follower's lock.
+	all := map[string]cdp.Target{}
+	for _, t := range v.follow.Targets(func(cdp.Target) bool { return true }) {
+		all[t.ID] = t
+	}
+	known := func(id string) (cdp.Target, bool) { t, ok := all[id]; return t, ok }
 	for _, kind := range []string{"page", "iframe"} {
-		if t, ok := v.follow.Latest(func(t cdp.Target) bool { return t.Type == kind && v.candidate(t) }); ok {
+		if t, ok := v.follow.Latest(func(t cdp.Target) bool { return t.Type == kind && v.candidate(t, known) }); ok {
 			return t, true
 		}
 	}
