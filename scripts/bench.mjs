@@ -28,9 +28,9 @@
 //                            page-tool call vs Playwright MCP (snapshot, fill form, click)
 //   corpus of real apps      docs/corpus.md: tasks done right by page tools alone (≥ 90 %), wrong "done"
 //                            answers (0), and on the tasks page tools do right, calls and time against
-//                            Playwright MCP's snapshot + fill + click (≥ 2× fewer, ≥ 2× less); on a
-//                            sample (one TodoMVC app and one GOV.UK fixture in ten, every other app's
-//                            tasks: a few minutes) unless BENCH_CORPUS=full (the whole corpus: over an hour)
+//                            Playwright MCP's snapshot + fill + click (≥ 2× fewer, ≥ 2× less); on the
+//                            fixed sample npm test runs (every app family: a few minutes) unless
+//                            BENCH_CORPUS=full (the whole corpus: over an hour)
 //
 // BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
 // corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,

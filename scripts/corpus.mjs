@@ -1,19 +1,19 @@
-// node scripts/corpus.mjs [--filter REGEX] [--json] [--quiet] [--playwright]
-// node scripts/corpus.mjs --compare [--quick]
+// node scripts/corpus.mjs [--filter REGEX] [--sample] [--json] [--quiet] [--playwright]
+// node scripts/corpus.mjs --compare [--sample]
 //
 // Runs the corpus of real apps (docs/corpus.md) with page tools alone and
 // prints each task's verdict and the figures. --filter keeps the tasks whose
-// id matches; --json prints the results as JSON instead of Markdown;
-// --playwright runs the same tasks with Playwright MCP instead. --compare
-// prints `npm run bench`'s corpus rows (both agents in one run; --quick:
-// one TodoMVC app and one GOV.UK fixture in five), and the tasks page tools did right with each
-// side's calls, time and bytes.
+// id matches; --sample keeps the fixed sample npm test runs; --json prints
+// the results as JSON instead of Markdown; --playwright runs the same tasks
+// with Playwright MCP instead. --compare prints `npm run bench`'s corpus
+// rows (both agents in one run), and the tasks page tools did right with
+// each side's calls, time and bytes.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureNpmDeps } from './lib/setup.mjs';
 import { buildSidecar } from './lib/build.mjs';
-import { corpusTasks } from './lib/corpus/tasks.mjs';
+import { corpusTasks, sampleOf } from './lib/corpus/tasks.mjs';
 import { startCorpus, runCorpus } from './lib/corpus/run.mjs';
 import { summarize, formatSummary, resultLine } from './lib/corpus/report.mjs';
 
@@ -30,15 +30,15 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-corpus-'));
 if (args.includes('--compare')) {
   const { corpusBenchmark } = await import('./lib/corpus/bench.mjs');
   const { corpusRowsOf } = await import('./lib/corpus/benchrows.mjs');
-  const quick = args.includes('--quick');
+  const sampled = args.includes('--sample');
   try {
-    const b = await corpusBenchmark({ work, sample: quick ? 5 : 1, filter, progress: (m) => { if (!quiet) process.stderr.write(`${m}\n`); } });
+    const b = await corpusBenchmark({ work, sample: sampled, filter, progress: (m) => { if (!quiet) process.stderr.write(`${m}\n`); } });
     if (json) console.log(JSON.stringify({ ...b, pageTools: { ...b.pageTools, wrong: b.pageTools.wrong.map((r) => r.task.id) }, playwright: { ...b.playwright, wrong: b.playwright.wrong.map((r) => r.task.id) } }, null, 1));
     else {
       console.log(formatSummary(b.pageTools), '\n');
       console.log(formatSummary(b.playwright, { title: 'Playwright MCP (snapshot, fill, click)' }), '\n');
       console.log('| metric | Playwright MCP | page tools | ratio | goal | met |\n|---|---|---|---|---|---|');
-      for (const r of corpusRowsOf(b, quick)) console.log(`| ${r[0]} | ${r[1]} | ${r[2]} | ${r[3]} | ${r[4]} | ${r[5] ? 'yes' : 'NO'} |`);
+      for (const r of corpusRowsOf(b, sampled)) console.log(`| ${r[0]} | ${r[1]} | ${r[2]} | ${r[3]} | ${r[4]} | ${r[5] ? 'yes' : 'NO'} |`);
       console.log('\n| task page tools did right | page tools: calls, ms, bytes | Playwright MCP: calls, ms, bytes (verdict) |\n|---|---|---|');
       for (const t of b.perTask) console.log(`| ${t.id} | ${t.pageTools.calls}, ${t.pageTools.ms.toFixed(0)}, ${t.pageTools.bytes} | ${t.playwright.calls}, ${t.playwright.ms.toFixed(0)}, ${t.playwright.bytes} (${t.playwrightVerdict}) |`);
     }
@@ -47,7 +47,7 @@ if (args.includes('--compare')) {
   }
   process.exit(0);
 }
-const tasks = corpusTasks().filter((t) => !filter || filter.test(t.id));
+const tasks = (args.includes('--sample') ? sampleOf(corpusTasks()) : corpusTasks()).filter((t) => !filter || filter.test(t.id));
 const env = await startCorpus({ work, playwright: agent === 'playwright' });
 const t0 = performance.now();
 let results;

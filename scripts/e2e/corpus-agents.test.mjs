@@ -5,7 +5,7 @@
 // Plain functions: no browser.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { plan, fit, readParam, planDialog } from '../lib/corpus/agent.mjs';
+import { plan, fit, readParam, planDialog, planReveal } from '../lib/corpus/agent.mjs';
 import { parseSnapshot, fieldsFor } from '../lib/corpus/playwright.mjs';
 import { controlsOf, answersOf } from '../lib/corpus/apps/govuk.mjs';
 
@@ -71,6 +71,28 @@ const snapshot = `### Snapshot
   - textbox "Email" [disabled] [ref=e7]
   - button "Continue" [ref=e8] [cursor=pointer]
 \`\`\``;
+
+test('a section is revealed by the option the object names; cut labels and files are read as a model would', () => {
+  const expand = tool('expand_section', 'Expands one of 3 collapsed sections of the page.', {
+    section: { type: 'string', enum: ['GET /pet/{petId} Find pet by ID', 'DELETE /pet/{petId} Deletes a pet', 'GET /store/inventory Returns pet inventories'] },
+  }, ['section']);
+  const intent = { action: 'execute', object: 'Deletes a pet', fields: { petId: '3' } };
+  assert.equal(plan([expand], intent), undefined, 'no tool does the task yet');
+  assert.deepEqual(planReveal([expand], intent, new Set()).args, { section: 'DELETE /pet/{petId} Deletes a pet' });
+  assert.equal(planReveal([expand], { ...intent, object: 'Adopt a cat' }, new Set()), undefined, 'no option named by the object: nothing revealed');
+
+  const long = tool('question', 'Page text: "Question"', {
+    choice: { type: 'string', enum: ['a', 'b'], description: 'Options (value = label): Page text: "a = Nullam id dolor id nibh ultricies vehicula…; b = Aenean eu leo quam pellentesque ornare…".' },
+  });
+  assert.deepEqual(plan([long], { action: 'submit', fields: { Question: 'Aenean eu leo quam pellentesque ornare sem lacinia quam venenatis vestibulum.' } }).args, { choice: 'b' });
+
+  const upload = tool('upload', 'Page text: "Upload"', {
+    your_photo: { type: 'string', description: 'A local file to attach: its path, absolute or relative to the workspace folder.' },
+    name: { type: 'string' },
+  });
+  assert.deepEqual(plan([upload], { action: 'upload', fields: { 'Your photo': { file: 'photo.txt' } } }).args, { your_photo: 'photo.txt' });
+  assert.equal(plan([upload], { action: 'upload', fields: { Name: { file: 'photo.txt' } } }), undefined, 'a file never goes into a text parameter');
+});
 
 test('a Playwright MCP snapshot: quoted lines, states, nesting; choices found in their group, disabled fields left', () => {
   const root = parseSnapshot(snapshot);

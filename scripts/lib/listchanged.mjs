@@ -4,6 +4,13 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /**
+ * How long a wait for a list_changed lasts before it fails: a guard only a
+ * failure reaches (a lazy launch and a page's load at load average 47 took
+ * more than 20 s), as the Go tests' testutil.Guard.
+ */
+const GUARD_MS = 120_000;
+
+/**
  * Follows a client's list_changed notifications. Returns { count(), at
  * (arrival times, performance.now()), next(what, ms) → Promise, since(n) }.
  */
@@ -20,7 +27,7 @@ export function watchListChanged(client) {
     at,
     count: () => at.length,
     /** Resolves at the next list_changed; rejects after ms. */
-    next(what = 'list_changed', ms = 20_000) {
+    next(what = 'list_changed', ms = GUARD_MS) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no list_changed within ${ms} ms: ${what}`)), ms);
         waiters.push(() => { clearTimeout(timer); resolve(); });
@@ -39,7 +46,7 @@ export async function toolNames(client) {
  * true; resolves to the names. A client that trusts list_changed needs
  * nothing else.
  */
-export async function untilTools(client, changes, pick, { what = 'the expected tools', ms = 20_000 } = {}) {
+export async function untilTools(client, changes, pick, { what = 'the expected tools', ms = GUARD_MS } = {}) {
   const deadline = Date.now() + ms;
   for (;;) {
     const next = changes.next(what, Math.max(1, deadline - Date.now())).catch((e) => e);

@@ -25,6 +25,7 @@ const linuxOnlyE2E = {
   'everyday-pagetools.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
   'reach.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
   'page-reach.test.mjs': 'serves a second origin on 127.0.0.2, which macOS answers only with a loopback alias (ifconfig lo0 alias 127.0.0.2); not yet tried on Windows',
+  'corpus.test.mjs': 'serves its apps on a second origin, 127.0.0.2 (one per agent), which macOS answers only with a loopback alias; the same Go serves page tools on every OS, and the Linux job runs it',
   'security.test.mjs': 'attacks as a second local user (useradd, setpriv), and the kernel socket tables it checks are Linux\'s',
   'inspector.test.mjs': 'runs MCP Inspector on the Node 22 of the node-linux-* npm package',
   'npm-package.test.mjs': 'not yet tried on macOS and Windows: it installs this platform\'s package from tarballs and drives it through npx',

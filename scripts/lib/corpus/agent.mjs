@@ -41,14 +41,20 @@ export function optionFor(param, want) {
   const exact = param.options.find((o) => same(o.label, want) || same(o.value, want));
   if (exact) return exact.value;
   const loose = param.options.filter((o) => overlap(want, o.label) === 1 || overlap(want, String(o.value)) === 1);
-  return loose.length === 1 ? loose[0].value : undefined;
+  if (loose.length === 1) return loose[0].value;
+  // A label the list cut short ("Fusce dapibus, tellus…") is the beginning of the one wanted.
+  const begun = param.options.filter((o) => o.label.endsWith('…') && o.label.length > 20 && same(String(want).slice(0, o.label.length - 1), o.label.slice(0, -1)));
+  return begun.length === 1 ? begun[0].value : undefined;
 }
 
 const isFile = (v) => v && typeof v === 'object' && !Array.isArray(v) && 'file' in v;
 
+/** Whether param takes local files (its description says so). */
+const takesFiles = (param) => /\blocal files? to attach\b/i.test(param.schema.description ?? '');
+
 /** value in the shape param takes, or undefined when it cannot take it. */
 export function convert(param, value) {
-  if (isFile(value)) return undefined; // no page-tool parameter takes a file
+  if (isFile(value)) return takesFiles(param) ? (param.type === 'array' ? [value.file] : value.file) : undefined;
   if (Array.isArray(value)) {
     if (param.type !== 'array') return undefined;
     const out = value.map((v) => (param.options.length ? optionFor(param, v) : v));
@@ -205,12 +211,25 @@ export function plan(tools, intent, tried = new Set()) {
   return best;
 }
 
-/** A tool that reveals a form not shown yet ("Try it out", "Expand"), with no required parameter, not tried. */
+/**
+ * A tool that reveals a form not shown yet ("Try it out", "Expand"), not
+ * tried: one with no required parameter, or one whose one required
+ * parameter is a choice of what to reveal, given the option the intent's
+ * object names best (at least half its words).
+ */
 export function planReveal(tools, intent, tried) {
   for (const t of tools) {
     const words = tokens(t.name);
-    if (!revealWords.some((w) => words.includes(w)) || (t.inputSchema?.required ?? []).length) continue;
-    const f = { tool: t, args: {}, score: 0, uses: { fields: [], choose: [] } };
+    const required = t.inputSchema?.required ?? [];
+    if (!revealWords.some((w) => words.includes(w)) || required.length > 1) continue;
+    const args = {};
+    if (required.length) {
+      const p = readParam(required[0], t.inputSchema?.properties?.[required[0]]);
+      const best = p.options.map((o) => ({ o, q: overlap(intent.object ?? '', o.label) })).sort((a, b) => b.q - a.q)[0];
+      if (!best || best.q < 0.5) continue;
+      args[p.name] = best.o.value;
+    }
+    const f = { tool: t, args, score: 0, uses: { fields: [], choose: [] } };
     if (!tried.has(key(f))) return f;
   }
   return undefined;

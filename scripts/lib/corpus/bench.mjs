@@ -6,7 +6,7 @@
 // each, and their ratios.
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpusTasks } from './tasks.mjs';
+import { corpusTasks, sampleOf } from './tasks.mjs';
 import { startCorpus, runCorpus, sessions } from './run.mjs';
 import { summarize } from './report.mjs';
 
@@ -17,20 +17,17 @@ const cost = (r) => ({
 });
 
 /**
- * Runs the corpus both ways under work. sample: keep one TodoMVC app and
- * one GOV.UK fixture in every `sample` (BENCH_QUICK); filter: the task ids to keep; progress(message). Resolves to { pageTools,
- * playwright (summaries), covered: { tasks, pageTools: cost, playwright:
- * cost }, perTask: [{ id, pageTools, playwright }] }.
+ * Runs the corpus both ways under work. sample: the corpus's fixed sample
+ * (tasks.mjs sampleOf) rather than all of it; filter: the task ids to keep;
+ * progress(message). Resolves to { pageTools, playwright (summaries),
+ * covered: { tasks, pageTools: cost, playwright: cost }, perTask: [{ id,
+ * pageTools, playwright }] }.
  */
-export async function corpusBenchmark({ work, sample = 1, filter, progress = () => {} }) {
+export async function corpusBenchmark({ work, sample = false, filter, progress = () => {} }) {
   const dir = path.join(work, 'corpus');
   fs.mkdirSync(dir, { recursive: true });
   const all = corpusTasks().filter((t) => !filter || filter.test(t.id));
-  // A sample keeps one in `sample` of the TodoMVC apps and of the GOV.UK fixtures, and all the rest.
-  const group = (t) => (t.session?.startsWith('todomvc/') ? t.session : t.id.startsWith('govuk/') ? t.id : undefined);
-  const groups = [...new Set(all.map(group).filter(Boolean))];
-  const keep = new Set(groups.filter((g, i) => i % sample === 0));
-  const tasks = all.filter((t) => !group(t) || keep.has(group(t)));
+  const tasks = sample ? sampleOf(all) : all;
   const env = await startCorpus({ work: dir, playwright: true });
   const pt = [], pw = [];
   try {

@@ -3,16 +3,13 @@ import { corpusBenchmark } from './bench.mjs';
 
 const pct = (n, d) => `${((100 * n) / Math.max(d, 1)).toFixed(1)} %`;
 
-/** One TodoMVC app and one GOV.UK fixture in this many (and every other app's tasks) unless BENCH_CORPUS=full. */
-export const benchSample = 10;
-
 /**
- * The rows [metric, direct, coordinator, ratio, goal, met]: on a sample of
- * the corpus (benchSample), or the whole corpus when full (BENCH_CORPUS=full:
- * over an hour on a busy machine).
+ * The rows [metric, direct, coordinator, ratio, goal, met]: on the corpus's
+ * fixed sample (tasks.mjs sampleOf), or the whole corpus when full
+ * (BENCH_CORPUS=full: over an hour on a busy machine).
  */
 export async function corpusRows({ work, full, progress }) {
-  return corpusRowsOf(await corpusBenchmark({ work, sample: full ? 1 : benchSample, progress }), !full);
+  return corpusRowsOf(await corpusBenchmark({ work, sample: !full, progress }), !full);
 }
 
 /** The rows of a corpusBenchmark result. */

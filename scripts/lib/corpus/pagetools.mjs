@@ -6,7 +6,7 @@
 // calls a page tool with coordinator_call_page_tool, which takes the
 // engine's own names whatever the dynamic list shows at that instant.
 import { plan, planReveal, planDialog, remaining, nothingLeft, key } from './agent.mjs';
-import { saysAction, tokens } from './words.mjs';
+import { saysAction, tokens, overlap } from './words.mjs';
 
 /** How long one page-tool call may take before the corpus calls it unanswered. */
 export const callTimeout = 15_000;
@@ -70,7 +70,8 @@ export async function tryWithPageTools(client, intent, coordinatorTools) {
     if (r.isError) return { ...out, verdict: r.protocolError ? 'protocol-error' : 'answered-error', reason: `${p.tool.name}: ${r.text.slice(0, 300)}` };
     tried.add(key(p));
     rest = remaining(rest, p.uses);
-    const acted = p.uses.fields.length || p.uses.choose.length || p.uses.item || p.uses.text || saysAction(intent.action, tokens(p.tool.name));
+    // (A tool named for the object, "Returns pet inventories", is the task's.)
+    const acted = p.uses.fields.length || p.uses.choose.length || p.uses.item || p.uses.text || saysAction(intent.action, tokens(p.tool.name)) || overlap(intent.object ?? '', tokens(p.tool.name)) >= 0.75;
     if (nothingLeft(rest) && acted) break;
   }
   return { ...out, verdict: 'answered-ok' };

@@ -39,3 +39,29 @@ export function corpusRoutes() {
   const blank = () => ({ body: '<!doctype html><title>corpus</title>' }); // where each session starts
   return { 'GET /corpus/blank': blank, ...govukRoutes(), ...swaggerRoutes(), ...widgetRoutes(), ...dialogRoutes() };
 }
+
+/**
+ * The corpus's fixed sample (npm test and npm run bench unless
+ * BENCH_CORPUS=full): every app family and every failure class of issue 17,
+ * chosen once and never at random — five TodoMVC apps of different kinds
+ * (React, Vue, Backbone, AngularJS's form, and Flight, whose filter showed
+ * no item), one GOV.UK fixture of each input kind plus the very long option
+ * texts and the enhanced file upload, and every task of the other apps.
+ */
+export const sampleApps = ['todomvc/react', 'todomvc/vue', 'todomvc/backbone', 'todomvc/angularjs', 'todomvc/flight'];
+export const sampleFixtures = ['input/default', 'textarea/default', 'character-count/default', 'password-input/default', 'radios/default',
+  'radios/with-very-long-option-text', 'checkboxes/default', 'select/default', 'date-input/default', 'file-upload/default', 'file-upload/enhanced'];
+
+/** The sample's tasks of tasks, in their order. */
+export function sampleOf(tasks) {
+  return tasks.filter((t) => (t.app.startsWith('todomvc/') ? sampleApps.includes(t.app)
+    : t.id.startsWith('govuk/') ? sampleFixtures.includes(t.id.slice('govuk/'.length)) : true));
+}
+
+/** The app family of a task: todomvc, govuk-frontend, sb-admin-2, swagger-ui, widgets or written here. */
+export function familyOf(task) {
+  const app = task.app.split('/')[0];
+  if (app === 'accessible-autocomplete' || app === 'flatpickr') return 'widgets';
+  if (app === 'dialogs' || app === 'coffee') return 'written here';
+  return app;
+}

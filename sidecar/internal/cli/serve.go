@@ -17,6 +17,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/fleet"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/rpccheck"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
@@ -112,7 +113,7 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.pageTools, "page-tools", "dynamic", "the focused tab's own tools: dynamic (listed as they come and go, with list_changed, and the static pair coordinator_page_tools / coordinator_call_page_tool), static (the pair only) or off")
 	fs.StringVar(&f.tools, "tools", "default", "the tool surface: default (coordinator_* tools and page tools), or progressive (the tab model's own surface: connect_browser, list_tabs, open_tab, focus_tab, close_tab and the focused tab's tools, each when it applies)")
 	fs.BoolVar(&f.followUserFocus, "follow-user-focus", false, "with --tools progressive: the focused tab also follows the tab in front (a tab the user or another tool brings there)")
-	fs.BoolVar(&f.allowFiles, "allow-unrestricted-file-access", false, "let the agent open file:// URLs (coordinator_open_tab, open_tab, and in your own browser any CDP client); off, local files stay closed to it")
+	fs.BoolVar(&f.allowFiles, "allow-unrestricted-file-access", false, "let the agent open file:// URLs (coordinator_open_tab, open_tab, and in your own browser any CDP client) and attach files from outside the workspace folder to a page's file fields; off, local files stay closed to it and only workspace files are attached")
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
 	fs.Func("allow-origin", "with --transport http: a web page's origin (http://localhost:5173) that may use the server through CORS, with the token (repeatable; default none)",
 		func(v string) error { f.allowOrigins = append(f.allowOrigins, v); return nil })
@@ -275,7 +276,8 @@ func runServe(args []string) int {
 
 // surface is the tool surface the flags ask for.
 func (f serveFlags) surface(log *slog.Logger) (mcpserver.Options, error) {
-	o := mcpserver.Options{FollowUserFocus: f.followUserFocus, StartWords: startWords(), Logger: log}
+	o := mcpserver.Options{FollowUserFocus: f.followUserFocus, StartWords: startWords(), Logger: log,
+		Files: pagetools.Files{Any: f.allowFiles, Hint: "start the coordinator with --allow-unrestricted-file-access to attach files from elsewhere"}}
 	switch f.tools {
 	case "default":
 		o.PageTools = f.pageTools

@@ -47,6 +47,9 @@ type Options struct {
 	// words go over them (Words). nil: those remedies are left unsaid.
 	StartWords remedy.Words
 	Logger     *slog.Logger
+	// Files says which local files a page's file field may attach: its
+	// Roots default to the coordinator's workspace folder.
+	Files pagetools.Files
 }
 
 // Check says what is wrong with o, in the words of the flags.
@@ -127,7 +130,7 @@ func buildPlain(c *coordinator.Coordinator, o Options, words remedy.Words, opts 
 // buildDefault: the coordinator's tools, its tab tools, the focused tab's
 // page tools (listed when dynamic) and the static pair.
 func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
-	engine := pagetools.Config{Logger: o.Logger}
+	engine := pagetools.Config{Logger: o.Logger, Files: files(c, o)}
 	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
 	p := newPageSurface(pageConfig{tr: tr, host: followed{}, v: defaultVocab, dynamic: o.PageTools == PageToolsDynamic, log: o.Logger}, opts...)
 	h := &handlers{c: c, child: o.Child, pages: p, words: words}
@@ -138,7 +141,7 @@ func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opt
 
 // buildProgressive: 002's surface, its tools listed as its state allows.
 func buildProgressive(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
-	engine := pagetools.Config{Logger: o.Logger, ContentTool: true}
+	engine := pagetools.Config{Logger: o.Logger, ContentTool: true, Files: files(c, o)}
 	st := newSeedState()
 	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
 	p := newPageSurface(pageConfig{tr: tr, host: st, v: progressiveVocab, dynamic: true, log: o.Logger}, opts...)
@@ -147,6 +150,16 @@ func buildProgressive(c *coordinator.Coordinator, o Options, words remedy.Words,
 	pr.start()
 	p.start()
 	return &Served{MCP: p.srv, stop: []func(){pr.stop, p.close}}
+}
+
+// files are the local files a page's file field may attach: o.Files, its
+// roots the coordinator's workspace folder unless given.
+func files(c *coordinator.Coordinator, o Options) pagetools.Files {
+	f := o.Files
+	if len(f.Roots) == 0 && c.Status().Workspace != "" {
+		f.Roots = []string{c.Status().Workspace}
+	}
+	return f
 }
 
 // tools are the default surface's: the coordinator's own and its tab tools.

@@ -1,12 +1,14 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,6 +52,7 @@ type pageSurface struct {
 	registered map[string]listedTool // every page tool registered with the server, by MCP name
 	core       map[string]bool       // the host's tools listed now (nil: all)
 	lastKey    string                // what was listed at the last notification
+	refreshes  uint64                // refreshes so far (listedTool.last)
 	sessions   map[string]*seen      // what each MCP session was shown (shown.go)
 
 	ctx    context.Context
@@ -114,10 +117,13 @@ type listedTool struct {
 	on   pagefocus.Shown // the tab and document it belongs to
 	sig  string
 	tool mcp.Tool
+	last uint64 // the refresh that last listed it
 }
 
 // maxRegistered bounds the page tools kept registered for their errors;
-// past it those not listed are dropped.
+// past it those listed longest ago are dropped (never those the last
+// change hid: a call of one must hear why it is gone, not mcp-go's
+// "tool not found").
 const maxRegistered = 256
 
 // start lists the focused tab's tools and follows their changes.
@@ -244,24 +250,39 @@ func (p *pageSurface) listing(snap pagefocus.Focus, core []string, listPage bool
 }
 
 // registerLocked records the page tools shown as registered: those new or
-// changed are to be added to the server, and past maxRegistered those no
-// longer shown are to be deleted from it. p.mu held.
+// changed are to be added to the server, and past maxRegistered those
+// listed longest ago are to be deleted from it (staleLocked). p.mu held.
 func (p *pageSurface) registerLocked(shown map[string]listedTool) (add []server.ServerTool, stale []string) {
+	p.refreshes++
 	for name, lt := range shown {
 		if old, ok := p.registered[name]; !ok || old.sig != lt.sig || old.on.TabID != lt.on.TabID {
 			add = append(add, server.ServerTool{Tool: lt.tool, Handler: p.callListed})
 		}
+		lt.last = p.refreshes
 		p.registered[name] = lt
 	}
-	if len(p.registered) > maxRegistered {
-		for name := range p.registered {
-			if _, ok := shown[name]; !ok {
-				stale = append(stale, name)
-				delete(p.registered, name)
-			}
+	return add, p.staleLocked(shown)
+}
+
+// staleLocked drops from the registry, past maxRegistered, the tools not
+// listed now that were listed longest ago, down to three quarters of it;
+// those the last change hid stay. It answers their names.
+func (p *pageSurface) staleLocked(shown map[string]listedTool) []string {
+	if len(p.registered) <= maxRegistered {
+		return nil
+	}
+	var hidden []string
+	for name, lt := range p.registered {
+		if _, ok := shown[name]; !ok && lt.last < p.refreshes-1 {
+			hidden = append(hidden, name)
 		}
 	}
-	return add, stale
+	slices.SortFunc(hidden, func(a, b string) int { return cmp.Compare(p.registered[a].last, p.registered[b].last) })
+	n := min(len(hidden), len(p.registered)-maxRegistered*3/4)
+	for _, name := range hidden[:max(n, 0)] {
+		delete(p.registered, name)
+	}
+	return hidden[:max(n, 0)]
 }
 
 // listed makes an MCP tool of a page tool, under its own name or, when that

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
@@ -122,6 +123,10 @@ type rawForm struct {
 	Enter bool   `json:"enter"`
 	Pick  bool   `json:"pick"` // a select on its own: choosing is the action
 	Hint  string `json:"hint"`
+	// Unlock: the label of the button that turns the group's fields on
+	// ("Try it out"); the call clicks it first, then the button that
+	// follows the fields once they are on.
+	Unlock string `json:"unlock"`
 }
 
 type rawField struct {
@@ -150,6 +155,8 @@ type rawField struct {
 	Empty       bool        `json:"empty"`
 	Options     []rawOption `json:"options"`
 	OptionCount int         `json:"optionCount"`
+	Multiple    bool        `json:"multiple"` // a file field that takes several
+	Accept      string      `json:"accept"`   // a file field's accept attribute
 }
 
 type rawOption struct {
@@ -197,6 +204,8 @@ type toolRef struct {
 	pageKey string         // an imperative tool's name in the page
 	action  int            // an item tool's action in its list
 	param   string         // a switch tool's parameter
+	// disclosure: a switch tool whose options are disclosures to open
+	disclosure bool
 }
 
 // secrets lists the arguments of write-only (password) properties.
@@ -415,6 +424,10 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 		own = append(own, "Types the text into a field of the page and presses Enter, as a person does, and checks that the text appeared on the page.")
 	case f.Pick:
 		own = append(own, "Chooses an option of a list on the page (it is in no form), as a person does, and checks that the page changed.")
+	case f.Unlock != "" && len(f.Fields) > 0:
+		own = append(own, fmt.Sprintf("Clicks %s to turn these fields of the page on (they are in no form), fills them in, clicks the button that then follows them, as a person does, and checks that the page changed.", pageLabel(f.Unlock, 40)))
+	case f.Unlock != "":
+		own = append(own, fmt.Sprintf("Clicks %s in this part of the page, then the button it shows, as a person does, and checks that the page changed.", pageLabel(f.Unlock, 40)))
 	case f.Group:
 		own = append(own, "Fills in these fields of the page (they are in no form) and clicks the button that follows them.")
 	case t.Annotations.ReadOnlyHint:
@@ -424,8 +437,11 @@ func formTool(f rawForm, gen int, d detail) (Tool, *toolRef) {
 	}
 	if to := cleanText(f.CrossOrigin, 200); to != "" {
 		away := fmt.Sprintf("It submits to %s, another origin than the page's.", to)
-		if formHasCredential(f) {
-			away = fmt.Sprintf("It submits to %s, another origin than the page's: its password and other credential fields are sent there only when the call says %q: true.", to, AllowCrossOrigin)
+		switch {
+		case formHasCredential(f):
+			away = fmt.Sprintf("It submits to %s, another origin than the page's: its password and other credential fields (and files) are sent there only when the call says %q: true.", to, AllowCrossOrigin)
+		case formHasFile(f):
+			away = fmt.Sprintf("It submits to %s, another origin than the page's: files are sent there only when the call says %q: true.", to, AllowCrossOrigin)
 		}
 		own = append(own, away)
 	}
@@ -485,9 +501,9 @@ func formSchema(f rawForm, gen int, d detail) (*Schema, *toolRef, int) {
 			s.Required = append(s.Required, name)
 		}
 	}
-	if f.CrossOrigin != "" && formHasCredential(f) {
+	if f.CrossOrigin != "" && (formHasCredential(f) || formHasFile(f)) {
 		s.Properties = append(s.Properties, Property{Name: AllowCrossOrigin, Schema: &Schema{Type: "boolean",
-			Description: "Send the password and other credential fields to the other origin this form submits to (see the tool's description). Default false: the call is refused."}})
+			Description: "Send the password and other credential fields, and files, to the other origin this form submits to (see the tool's description). Default false: the call is refused."}})
 	}
 	return s, ref, left
 }
@@ -503,6 +519,11 @@ func fieldEmpty(fd rawField) bool {
 	return fd.Empty
 }
 
+// formHasFile: the form has a file field its tool takes.
+func formHasFile(f rawForm) bool {
+	return slices.ContainsFunc(f.Fields, func(fd rawField) bool { return fd.Type == "file" })
+}
+
 func formHasCredential(f rawForm) bool {
 	return slices.ContainsFunc(f.Fields, func(fd rawField) bool { return fd.Credential || fd.Type == "password" })
 }
@@ -516,6 +537,11 @@ var changesState = lazyre.New(`(^|_)(add|create|delete|remove|erase|buy|purchase
 // other credential, no file and no word of changing anything.
 func formAnnotations(f rawForm) Annotations {
 	words := snake(joinUnique(" ", f.ToolName, formName(f), f.Label, f.Submit), 0, 400)
+	if f.Unlock != "" {
+		// The button it clicks last is not known until the fields are on:
+		// never read-only, destructive unless its name says it only reads.
+		return Annotations{DestructiveHint: !harmless.MatchString(words), OpenWorldHint: true}
+	}
 	method := strings.ToLower(f.Method)
 	readOnly := method != "post" && method != "dialog" && f.Files == 0 && !formHasCredential(f) && !changesState.MatchString(words)
 	// A lone field whose Enter adds something only adds (MCP: additive).
@@ -580,6 +606,8 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 		s.Format = "email"
 	case "url":
 		s.Format = "uri"
+	case "file":
+		own = fileSchema(s, fd, own)
 	}
 	if fd.Type == "password" || fd.Credential {
 		s.WriteOnly = true
@@ -599,6 +627,25 @@ func fieldSchema(fd rawField, d detail) (*Schema, bool) {
 	}
 	s.Description = pageSays(strings.Join(own, " "), fieldText(fd), d.propText())
 	return s, true
+}
+
+// fileSchema makes s a file field's: a path, or several for one that
+// takes several.
+func fileSchema(s *Schema, fd rawField, own []string) []string {
+	s.file = true
+	own = append(own, "A local file to attach: its path, absolute or relative to the workspace folder; only files inside the workspace are attached.")
+	if fd.Multiple {
+		s.Type, s.Items = "array", &Schema{Type: "string", file: true}
+		own[len(own)-1] = "Local files to attach: their paths, absolute or relative to the workspace folder; only files inside the workspace are attached."
+		if fd.Required {
+			one := 1
+			s.MinItems = &one
+		}
+	}
+	if a := cleanText(fd.Accept, 100); a != "" {
+		own = append(own, "The page accepts: "+pageLabel(a, 100)+".")
+	}
+	return own
 }
 
 // choiceSchema makes s a choice field's: one of its options (by value,
@@ -658,7 +705,7 @@ func fieldTextBeside(fd rawField, name string) string {
 // checks: its first values are listed as page text, the rest counted.
 func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 	vals := make([]string, 0, len(fd.Options))
-	var labels []string
+	var labelled []rawOption
 	size, longest := 0, 0
 	for _, o := range fd.Options {
 		if slices.Contains(vals, o.V) {
@@ -667,12 +714,12 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		vals = append(vals, o.V)
 		size, longest = size+len(o.V)+3, max(longest, len(o.V))
 		if o.L != "" && !strings.EqualFold(strings.TrimSpace(o.L), strings.TrimSpace(o.V)) {
-			labels = append(labels, o.V+" = "+o.L)
+			labelled = append(labelled, o)
 		}
 	}
 	if fd.OptionCount <= optionMax && fd.OptionCount <= len(fd.Options) && longest <= enumValueMax && size <= d.enumBytes() {
-		if len(labels) > 0 && d.listValues() {
-			own = append(own, "Options (value = label): "+pageLabel(strings.Join(labels, "; "), 240)+".")
+		if len(labelled) > 0 && d.listValues() {
+			own = append(own, "Options (value = label): "+valueLabels(labelled)+".")
 		}
 		return vals, own
 	}
@@ -681,6 +728,28 @@ func enumOf(fd rawField, own []string, d detail) ([]string, []string) {
 		own = append(own, someOptions(fd))
 	}
 	return nil, own
+}
+
+// labelsShown is what the "value = label" list of a choice's options
+// takes, in characters (three times that at most); each label gets its
+// share (at least labelMin), so options
+// whose labels are long paragraphs are told apart by their beginnings
+// rather than the first one taking it all.
+const (
+	labelsShown = 240
+	labelMin    = 40
+)
+
+// valueLabels is the page text of a choice's "value = label" list.
+func valueLabels(opts []rawOption) string {
+	per := max(labelMin, labelsShown/len(opts)-len(" = ; "))
+	parts := make([]string, len(opts))
+	n := 0
+	for i, o := range opts {
+		parts[i] = cleanText(o.V, enumValueMax) + " = " + cleanText(o.L, per)
+		n += utf8.RuneCountInString(parts[i]) + 2
+	}
+	return pageLabel(strings.Join(parts, "; "), min(max(labelsShown, n), 3*labelsShown))
 }
 
 // someOptions lists a field's first options ("value" or "value = label")

@@ -296,3 +296,28 @@ func TestAToolSaysLessUntilItFits(t *testing.T) {
 		t.Fatalf("%d properties, want the 3 required ones", n)
 	}
 }
+
+// Options whose labels are paragraphs (GOV.UK's "very long option text")
+// are told apart by the beginning of each, not by the first one alone.
+func TestLongOptionLabelsAreToldApart(t *testing.T) {
+	long := func(s string) string {
+		return s + strings.Repeat(" Etiam porta sem malesuada magna mollis euismod.", 6)
+	}
+	fd := rawField{Type: "radio", Label: "Maecenas faucibus mollis interdum?", OptionCount: 3, Options: []rawOption{
+		{"nullam", long("Nullam id dolor id nibh ultricies vehicula.")},
+		{"aenean", long("Aenean eu leo quam, pellentesque ornare.")},
+		{"fusce", long("Fusce dapibus, tellus ac cursus commodo.")},
+	}}
+	s, ok := fieldSchema(fd, 0)
+	if !ok {
+		t.Fatal("no schema")
+	}
+	for _, want := range []string{"nullam = Nullam id dolor id nibh ultricies vehicula.", "aenean = Aenean eu leo quam, pellentesque ornare.", "fusce = Fusce dapibus, tellus ac cursus commodo."} {
+		if !strings.Contains(s.Description, want) {
+			t.Errorf("the description does not begin the option %q: %s", want, s.Description)
+		}
+	}
+	if n := len(s.Description); n > 3*labelsShown+100 {
+		t.Errorf("the description takes %d bytes", n)
+	}
+}

@@ -5,6 +5,7 @@ package pagetools
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"regexp"
@@ -379,5 +380,38 @@ func TestACallBuiltOnAnOldLookAtThePage(t *testing.T) {
 	defer tb.eng.mu.Unlock()
 	if tb.eng.doc.gen <= gen+8 {
 		t.Fatalf("the call did not look at the page again (generation %d, was %d)", tb.eng.doc.gen, gen)
+	}
+}
+
+// After a navigation the answer is lean: the new page's main heading and
+// the start of its main content, not the side bar and menus around it (an
+// admin template's dashboard has no <main>: 1.4 KB of side bar came first).
+func TestANavigationsAnswerLeavesTheChromeOut(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	var menu strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&menu, `<li class="nav-item"><a class="nav-link" href="#%d">Menu entry number %d</a></li>`, i, i)
+	}
+	s.page("dashboard.html", `<!doctype html><title>Admin - Dashboard</title><body><div id="wrapper">
+<ul class="navbar-nav sidebar" id="accordionSidebar">`+menu.String()+`</ul>
+<div id="content-wrapper"><nav class="navbar topbar"><a href="#">Alerts</a> <a href="#">Messages</a> <span>Ada Lovelace</span></nav>
+<div class="container-fluid"><h1 class="h3">Dashboard</h1><p>Welcome back, Ada. You have 3 new orders.</p></div>
+<footer class="sticky-footer"><span>Copyright © Your Website 2026</span></footer></div></div></body>`)
+	u := s.page("login.html", `<!doctype html><title>Login</title><h1>Welcome back!</h1>
+<form action="/t/dashboard.html"><label>Email <input name="email" type="email"></label><button>Login</button></form>`)
+	tb := b.newTab(t, u, Config{})
+	tb.waitTools("login_welcome_back")
+	res := tb.call("login_welcome_back", map[string]any{"email": "ada@example.com"})
+	if !res.Navigated || res.Heading != "Dashboard" || !strings.Contains(res.PageText, "Welcome back, Ada. You have 3 new orders.") {
+		t.Fatalf("the answer: %+v", res)
+	}
+	for _, chrome := range []string{"Menu entry", "Alerts", "Copyright"} {
+		if strings.Contains(res.PageText, chrome) {
+			t.Fatalf("the answer carries the page's %q: %q", chrome, res.PageText)
+		}
+	}
+	if txt := res.Text(); !strings.Contains(txt, `its main heading: Page text: "Dashboard"`) || len(txt) > 800 {
+		t.Fatalf("the answer (%d bytes): %s", len(txt), txt)
 	}
 }

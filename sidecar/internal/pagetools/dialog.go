@@ -52,10 +52,10 @@ func clipURL(u string) string {
 func (e *Engine) Dialog() (Dialog, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.dialog == nil {
+	if e.tab.dialog == nil {
 		return Dialog{}, false
 	}
-	return *e.dialog, true
+	return *e.tab.dialog, true
 }
 
 // dialogErr is the error of something a dialog stops: what, then the
@@ -87,7 +87,7 @@ func (e *Engine) cut(ctx context.Context) (context.Context, context.CancelFunc) 
 	go func() {
 		for {
 			e.mu.Lock()
-			open, wake := e.dialog != nil, e.wake
+			open, wake := e.tab.dialog != nil, e.wake
 			e.mu.Unlock()
 			if open {
 				cancel(errCutByDialog)
@@ -142,7 +142,7 @@ type callOutcome struct {
 func (e *Engine) await(ctx context.Context, p *pendingCall) (*Result, error) {
 	for {
 		e.mu.Lock()
-		open, wake := e.dialog != nil, e.wake
+		open, wake := e.tab.dialog != nil, e.wake
 		if open {
 			e.pend = p
 		}
@@ -184,7 +184,7 @@ func (e *Engine) clearPending(p *pendingCall) {
 // answer is the page as it is then. ErrNoDialog when none is open.
 func (e *Engine) HandleDialog(ctx context.Context, accept bool, promptText *string) (*Result, error) {
 	e.mu.Lock()
-	d, p := e.dialog, e.pend
+	d, p := e.tab.dialog, e.pend
 	e.mu.Unlock()
 	if d == nil {
 		return nil, &Error{Kind: ErrNoDialog, Msg: "no JavaScript dialog is open on the page; nothing was done"}
@@ -196,7 +196,7 @@ func (e *Engine) HandleDialog(ctx context.Context, accept bool, promptText *stri
 	if _, err := e.sess.Call(ctx, "Page.handleJavaScriptDialog", params); err != nil {
 		return nil, fmt.Errorf("answer the page's %s dialog: %w", d.Type, err)
 	}
-	if _, err := e.waitFor(ctx, 5*time.Second, func() bool { return e.dialog != d }); err != nil {
+	if _, err := e.waitFor(ctx, 5*time.Second, func() bool { return e.tab.dialog != d }); err != nil {
 		return nil, err
 	}
 	answer := answered(*d, accept, promptText)

@@ -6,9 +6,10 @@
 // The engine talks CDP through Session, one flattened session on one page
 // (or out-of-process iframe) target that its owner attached and owns; the
 // owner feeds that session's events to HandleEvent and hears on Changed when
-// the page's set of tools changed. It imports nothing of the coordinator, so
-// it works over any CDP connection: a launched browser, VS Code's browser
-// view, an attached browser.
+// the page's set of tools changed. Of the coordinator it imports only
+// cdp.Contexts (the one reader of a session's execution contexts) and
+// lazyre, so it works over any CDP connection: a launched browser, VS
+// Code's browser view, an attached browser.
 //
 // Why the work is split as it is:
 //

@@ -1,6 +1,7 @@
 package pagetools
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -9,9 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
 // Session is a CDP session attached to one page target (flattened), owned
@@ -52,6 +56,9 @@ type Config struct {
 	Lease time.Duration
 	// noRenew: no renewals (tests of a lapsed lease).
 	noRenew bool
+	// Files says which local files a form's file field may attach (none
+	// by default: file fields are then no parameters).
+	Files Files
 	// ContentTool adds get_page_content, which returns the page's text:
 	// for surfaces with no other way to read the page (the seed's
 	// progressive surface).
@@ -114,27 +121,18 @@ type Engine struct {
 	change  chan struct{}  // capacity 1: a pending "tools changed"
 
 	mu        sync.Mutex
-	wake      chan struct{}    // closed and replaced at every state change
-	mainFrame string           // the target's root frame
-	iframe    bool             // the target is an out-of-process iframe
-	contexts  map[int64]string // this engine's world: execution context → frame
-	url       string           // the main frame's URL, from navigation events
-	loader    string           // the main frame's document (its loaderId), from navigation events
-	doc       *document        // the page as last discovered
+	wake      chan struct{} // closed and replaced at every state change
+	tab       tabState      // what the session's events said of the tab (events.go)
+	contexts  cdp.Contexts  // the session's execution contexts (this engine's world is ours)
+	doc       *document     // the page as last discovered
 	gone      map[string]goneTool
+	goneSeq   int // changes that took tools away
 	published []Tool
 	pubSig    string
 	scriptID  string
-	starts    int  // main-frame navigations requested or started
-	commits   int  // main-frame documents committed
-	stops     int  // main-frame loads stopped
-	pending   bool // a navigation started and has neither committed nor stopped
-	popups    int  // navigations this page sent to a new tab or window
-	popupURL  string
 	ensuring  bool
 	started   bool
 	closed    bool
-	dialog    *Dialog      // the JavaScript dialog open on the page, if any
 	pend      *pendingCall // a call a dialog interrupted, until it ends
 }
 
@@ -142,13 +140,17 @@ type Engine struct {
 type goneTool struct {
 	url       string // the page it belonged to
 	navigated bool   // gone with a navigation (else the page changed)
+	seq       int    // when it went (the oldest are forgotten first)
 }
+
+// maxGone bounds the gone tools remembered.
+const maxGone = 256
 
 // document is one discovered document of the main frame.
 type document struct {
 	id     string // DocumentID: the navigation that made it
 	ctxID  int64
-	commit int // e.commits when this document was first discovered
+	commit int // e.tab.commits when this document was first discovered
 	gen    int
 	url    string
 	title  string
@@ -166,18 +168,17 @@ func New(sess Session, cfg Config) *Engine {
 	id := hex.EncodeToString(r[:])
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{
-		sess:     sess,
-		cfg:      cfg,
-		log:      cfg.Logger,
-		world:    "browser-coordinator-pagetools-" + id,
-		binding:  "__bcPageToolsReport_" + id,
-		ctx:      ctx,
-		cancel:   cancel,
-		change:   make(chan struct{}, 1),
-		callSem:  make(chan struct{}, 1),
-		wake:     make(chan struct{}),
-		contexts: map[int64]string{},
-		gone:     map[string]goneTool{},
+		sess:    sess,
+		cfg:     cfg,
+		log:     cfg.Logger,
+		world:   "browser-coordinator-pagetools-" + id,
+		binding: "__bcPageToolsReport_" + id,
+		ctx:     ctx,
+		cancel:  cancel,
+		change:  make(chan struct{}, 1),
+		callSem: make(chan struct{}, 1),
+		wake:    make(chan struct{}),
+		gone:    map[string]goneTool{},
 	}
 	conf, _ := json.Marshal(map[string]any{
 		"key": scriptKey, "binding": e.binding,
@@ -185,7 +186,7 @@ func New(sess Session, cfg Config) *Engine {
 		"maxForms": 64, "maxFields": 60, "maxOptions": optionMax + 1, "maxLists": cfg.MaxLists,
 		"maxButtons": cfg.MaxButtons, "maxImperative": 32, "minItems": 3,
 		"textMax": 300, "valueMax": 200, "descMax": 1000, "schemaMax": 16384, "outputMax": 8 * cfg.TextLimit,
-		"leaseMs": cfg.Lease.Milliseconds(),
+		"leaseMs": cfg.Lease.Milliseconds(), "files": cfg.Files.enabled(),
 	})
 	e.source = "(" + strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(scriptSource), ";")) + ")(" + string(conf) + ");"
 	return e
@@ -211,8 +212,8 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("page tools: no main frame in Page.getFrameTree: the target must be a page or an iframe")
 	}
 	e.mu.Lock()
-	e.mainFrame, e.url, e.loader = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL, tree.FrameTree.Frame.LoaderID
-	e.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
+	e.tab.mainFrame, e.tab.url, e.tab.loader = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.URL, tree.FrameTree.Frame.LoaderID
+	e.tab.iframe = tree.FrameTree.Frame.ParentID != "" // an out-of-process iframe target (VS Code's Simple Browser)
 	e.mu.Unlock()
 
 	if _, err := e.sess.Call(ctx, "Runtime.addBinding", map[string]any{"name": e.binding, "executionContextName": e.world}); err != nil {
@@ -284,7 +285,7 @@ func (e *Engine) renew() {
 // it from Page.addScriptToEvaluateOnNewDocument) and discovers its tools.
 func (e *Engine) install(ctx context.Context) error {
 	e.mu.Lock()
-	frame, commits := e.mainFrame, e.commits
+	frame, commits := e.tab.mainFrame, e.tab.commits
 	e.mu.Unlock()
 	res, err := e.rpc(ctx, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": e.world, "grantUniveralAccess": false})
 	if err != nil {
@@ -297,8 +298,8 @@ func (e *Engine) install(ctx context.Context) error {
 		return fmt.Errorf("page tools: Page.createIsolatedWorld gave no execution context")
 	}
 	e.mu.Lock()
-	if e.commits == commits { // else the world is already gone with its document
-		e.contexts[world.ExecutionContextID] = frame
+	if e.tab.commits == commits { // else the world is already gone with its document
+		e.contexts.Add(world.ExecutionContextID, frame, e.world)
 	}
 	e.mu.Unlock()
 	res, err = e.rpc(ctx, "Runtime.evaluate", map[string]any{"expression": e.source, "contextId": world.ExecutionContextID})
@@ -387,7 +388,7 @@ type View struct {
 func (e *Engine) View() View {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	v := View{URL: e.url, Tools: append([]Tool{}, e.published...)}
+	v := View{URL: e.tab.url, Tools: append([]Tool{}, e.published...)}
 	if e.doc != nil {
 		v.Doc, v.URL, v.Title = DocumentID(e.doc.id), e.doc.url, e.doc.title
 	}
@@ -401,7 +402,7 @@ func (e *Engine) Page() (url, title string) {
 	if e.doc != nil {
 		return e.doc.url, e.doc.title
 	}
-	return e.url, ""
+	return e.tab.url, ""
 }
 
 // ImperativeStatus says whether the browser exposes WebMCP's imperative
@@ -515,8 +516,8 @@ func (e *Engine) ensure() {
 	if err != nil && !e.closed && !e.freshLocked() {
 		// A page the script cannot reach: it has no tools (rather than
 		// keeping the last page's).
-		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.url), "error", err)
-		e.doc = &document{id: e.documentIDLocked(), commit: e.commits, url: e.url, refs: map[string]*toolRef{}, tools: []Tool{}}
+		e.log.Debug("page tools: could not look at the new page", "url", logURL(e.tab.url), "error", err)
+		e.doc = &document{id: e.documentIDLocked(), commit: e.tab.commits, url: e.tab.url, refs: map[string]*toolRef{}, tools: []Tool{}}
 		if sig := signature(nil); sig != e.pubSig {
 			e.published, e.pubSig = []Tool{}, sig
 			e.signalLocked()
@@ -534,28 +535,29 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	if e.closed {
 		return
 	}
-	frame, ok := e.contexts[ctxID]
-	if !ok || frame != e.mainFrame {
+	if frame := e.ourContextLocked(ctxID); frame == "" || frame != e.tab.mainFrame {
 		return // a frame's, or a document already gone
 	}
-	newDoc := e.doc == nil || e.doc.commit != e.commits || e.doc.ctxID != ctxID
+	newDoc := e.doc == nil || e.doc.commit != e.tab.commits || e.doc.ctxID != ctxID
 	if !newDoc && e.doc.ctxID == ctxID && p.Gen < e.doc.gen {
 		return // older than what we have
 	}
 	tools, refs := build(p, e.cfg)
-	d := &document{id: e.documentIDLocked(), ctxID: ctxID, commit: e.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
+	d := &document{id: e.documentIDLocked(), ctxID: ctxID, commit: e.tab.commits, gen: p.Gen, url: p.URL, title: cleanText(p.Title, descMax), tools: tools, refs: refs, status: p.ImperativeStatus}
 	// Names the page no longer has are remembered, so calling one says
 	// why it is gone rather than that it never existed.
 	if e.doc != nil {
+		e.goneSeq++
 		for name := range e.doc.refs {
-			if refs[name] == nil && len(e.gone) < 256 {
-				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc}
+			if refs[name] == nil {
+				e.gone[name] = goneTool{url: e.doc.url, navigated: newDoc, seq: e.goneSeq}
 			}
 		}
 	}
 	for name := range refs {
 		delete(e.gone, name)
 	}
+	e.forgetGoneLocked()
 	e.doc = d
 	if sig := signature(tools); sig != e.pubSig {
 		e.published, e.pubSig = tools, sig
@@ -567,15 +569,33 @@ func (e *Engine) apply(ctxID int64, p rawPage) {
 	e.broadcastLocked()
 }
 
+// forgetGoneLocked keeps at most maxGone gone tools: the oldest go first
+// (down to three quarters), never those gone at the last change.
+func (e *Engine) forgetGoneLocked() {
+	if len(e.gone) <= maxGone {
+		return
+	}
+	names := make([]string, 0, len(e.gone))
+	for name, g := range e.gone {
+		if g.seq < e.goneSeq {
+			names = append(names, name)
+		}
+	}
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(e.gone[a].seq, e.gone[b].seq) })
+	for _, name := range names[:min(len(names), len(e.gone)-maxGone*3/4)] {
+		delete(e.gone, name)
+	}
+}
+
 // documentIDLocked names the main frame's document now: its loaderId,
 // which every CDP session on the tab sees alike (so an engine started later
 // on the same tab, the same document, names it the same); else one of this
 // engine's own.
 func (e *Engine) documentIDLocked() string {
-	if e.loader != "" {
-		return e.loader
+	if e.tab.loader != "" {
+		return e.tab.loader
 	}
-	return fmt.Sprintf("%s#%d", e.world, e.commits)
+	return fmt.Sprintf("%s#%d", e.world, e.tab.commits)
 }
 
 // signalLocked tells the owner the tools changed (one pending signal).
@@ -603,11 +623,10 @@ func (e *Engine) broadcastLocked() {
 // freshLocked: the current document has been discovered since the last
 // commit and its world is alive (or it is one the script cannot reach).
 func (e *Engine) freshLocked() bool {
-	if e.doc == nil || e.doc.commit != e.commits {
+	if e.doc == nil || e.doc.commit != e.tab.commits {
 		return false
 	}
-	_, alive := e.contexts[e.doc.ctxID]
-	return alive || e.doc.ctxID == 0
+	return e.doc.ctxID == 0 || e.ourContextLocked(e.doc.ctxID) != ""
 }
 
 // waitFor waits until cond (called with e.mu held) holds, for at most
@@ -648,8 +667,8 @@ func (e *Engine) waitReady(ctx context.Context) error {
 	}
 	// A dialog stops the page: say so at once (a call's own context waits
 	// for its answer instead).
-	stopped := func() bool { return e.dialog != nil && !uncut(ctx) }
-	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.pending && e.freshLocked() || stopped() })
+	stopped := func() bool { return e.tab.dialog != nil && !uncut(ctx) }
+	ok, err := e.waitFor(ctx, e.cfg.NavTimeout, func() bool { return !e.tab.pending && e.freshLocked() || stopped() })
 	if err != nil {
 		return err
 	}
@@ -658,7 +677,7 @@ func (e *Engine) waitReady(ctx context.Context) error {
 	}
 	if !ok {
 		e.mu.Lock()
-		url := e.url
+		url := e.tab.url
 		e.mu.Unlock()
 		return &Error{Kind: ErrNotReady, Msg: fmt.Sprintf("the tab is still loading %s after %s; call again once it has loaded", url, e.cfg.NavTimeout)}
 	}

@@ -1,22 +1,60 @@
 package pagetools
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"maps"
+	"strings"
+)
+
+// The tab as the engine knows it from its session's events: tabState, a
+// value that the pure reducer (each event's reduce) makes anew from the last
+// one and one event. HandleEvent decodes an event once into its type,
+// reduces under the lock and carries out what the reducer asks for
+// (effects); the page's own reports (Runtime.bindingCalled) are the
+// discovery's, applied by apply. The execution contexts are not in the
+// state: the engine's cdp.Contexts notes them (HandleEvent), as every
+// reader of a session's contexts does, and a reduction is told what it
+// needs of them (reduceIn).
+
+// tabState is what the session's events said of the tab.
+type tabState struct {
+	mainFrame string // the target's root frame
+	iframe    bool   // the target is an out-of-process iframe
+	url       string // the main frame's URL, from navigation events
+	loader    string // the main frame's document (its loaderId)
+	starts    int    // main-frame navigations requested or started
+	commits   int    // main-frame documents committed
+	stops     int    // main-frame loads stopped
+	sameDocs  int    // main-frame navigations within the document (history API, fragments)
+	pending   bool   // a navigation started and has neither committed nor stopped
+	popups    int    // navigations this page sent to a new tab or window
+	popupURL  string
+	dialog    *Dialog         // the JavaScript dialog open on the page, if any
+	requests  map[string]bool // the page's requests a call started (network.go); nil: not followed
+}
+
+// reduceIn is what a reduction needs beyond the state: whether the
+// context of the document last discovered still lives.
+type reduceIn struct {
+	docAlive bool
+}
+
+// effects are what a reduction asks the engine to do.
+type effects struct {
+	changed bool   // wake the waiters
+	signal  bool   // tell the owner (Changed): a dialog opened or closed
+	ensure  bool   // look at the page again if it has not reported
+	keepDoc bool   // the document discovered is this commit's (the back/forward cache)
+	docURL  string // the document moved within itself, to this URL
+	opened  bool   // a dialog opened (logged)
+}
+
+// tabEvent is a session event, decoded.
+type tabEvent interface {
+	reduce(s tabState, in reduceIn) (tabState, effects)
+}
 
 // The session's events the engine follows, as typed structs.
-
-type contextCreatedEvent struct {
-	Context struct {
-		ID      int64  `json:"id"`
-		Name    string `json:"name"`
-		AuxData struct {
-			FrameID string `json:"frameId"`
-		} `json:"auxData"`
-	} `json:"context"`
-}
-
-type contextDestroyedEvent struct {
-	ID int64 `json:"executionContextId"`
-}
 
 type bindingCalledEvent struct {
 	Name    string `json:"name"`
@@ -73,6 +111,52 @@ type dialogOpeningEvent struct {
 	DefaultPrompt string `json:"defaultPrompt"`
 }
 
+type dialogClosedEvent struct{}
+
+// requestEvent is Network.requestWillBeSent (Type set), responseReceived
+// or loadingFailed (done).
+type requestEvent struct {
+	RequestID string `json:"requestId"`
+	Type      string `json:"type"`
+	done      bool
+}
+
+// decoders decode each event the engine follows, once, into its type.
+var decoders = map[string]func(json.RawMessage) (tabEvent, bool){
+	"Page.frameNavigated":           as[frameNavigatedEvent],
+	"Page.navigatedWithinDocument":  as[sameDocumentEvent],
+	"Page.frameRequestedNavigation": as[navigationEvent],
+	"Page.frameStartedLoading":      as[navigationEvent],
+	"Page.frameStartedNavigating":   as[navigationEvent],
+	"Page.windowOpen":               as[windowOpenEvent],
+	"Page.frameStoppedLoading":      as[frameStoppedEvent],
+	"Page.javascriptDialogOpening":  as[dialogOpeningEvent],
+	"Page.javascriptDialogClosed":   as[dialogClosedEvent],
+	"Network.requestWillBeSent":     as[requestEvent],
+	// (Answered once its status and headers are in: a page that never
+	// reads the body of a fetch gets no loadingFinished for it.)
+	"Network.responseReceived": asDone,
+	"Network.loadingFailed":    asDone,
+}
+
+// as decodes params as a T.
+func as[T tabEvent](params json.RawMessage) (tabEvent, bool) {
+	var v T
+	if len(params) > 0 && json.Unmarshal(params, &v) != nil {
+		return nil, false
+	}
+	return v, true
+}
+
+func asDone(params json.RawMessage) (tabEvent, bool) {
+	var v requestEvent
+	if json.Unmarshal(params, &v) != nil {
+		return nil, false
+	}
+	v.done = true
+	return v, true
+}
+
 // decode unmarshals params into v, answering whether it could.
 func decode[T any](params json.RawMessage) (T, bool) {
 	var v T
@@ -83,47 +167,50 @@ func decode[T any](params json.RawMessage) (T, bool) {
 // HandleEvent takes one event of the session (the owner calls it for every
 // event, on its reading goroutine: it does not block).
 func (e *Engine) HandleEvent(method string, params json.RawMessage) {
-	switch method {
-	case "Runtime.executionContextCreated":
-		if ev, ok := decode[contextCreatedEvent](params); ok {
-			e.onContextCreated(ev)
-		}
-	case "Runtime.executionContextDestroyed":
-		if ev, ok := decode[contextDestroyedEvent](params); ok {
-			e.locked(func() { delete(e.contexts, ev.ID) })
-		}
-	case "Runtime.executionContextsCleared":
-		e.locked(func() { clear(e.contexts) })
-	case "Runtime.bindingCalled":
+	if strings.HasPrefix(method, "Runtime.executionContext") { // Created, Destroyed, sCleared
+		e.locked(func() { e.contexts.Note(method, params) })
+		return
+	}
+	if method == "Runtime.bindingCalled" {
 		if ev, ok := decode[bindingCalledEvent](params); ok {
 			e.onBinding(ev)
 		}
-	case "Page.frameNavigated":
-		if ev, ok := decode[frameNavigatedEvent](params); ok && ev.Frame.ID != "" {
-			e.onFrameNavigated(ev)
+		return
+	}
+	if dec := decoders[method]; dec != nil {
+		if ev, ok := dec(params); ok {
+			e.take(ev)
 		}
-	case "Page.navigatedWithinDocument":
-		if ev, ok := decode[sameDocumentEvent](params); ok {
-			e.onSameDocument(ev)
-		}
-	case "Page.frameRequestedNavigation", "Page.frameStartedLoading", "Page.frameStartedNavigating":
-		if ev, ok := decode[navigationEvent](params); ok {
-			e.onNavigation(ev)
-		}
-	case "Page.windowOpen":
-		if ev, ok := decode[windowOpenEvent](params); ok {
-			e.locked(func() { e.popups++; e.popupURL = ev.URL })
-		}
-	case "Page.frameStoppedLoading":
-		if ev, ok := decode[frameStoppedEvent](params); ok {
-			e.onFrameStopped(ev)
-		}
-	case "Page.javascriptDialogOpening":
-		if ev, ok := decode[dialogOpeningEvent](params); ok {
-			e.onDialogOpening(ev)
-		}
-	case "Page.javascriptDialogClosed":
-		e.onDialogClosed()
+	}
+}
+
+// take reduces the tab's state by ev and carries out its effects.
+func (e *Engine) take(ev tabEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var in reduceIn
+	if e.doc != nil && e.doc.ctxID != 0 {
+		in.docAlive = e.ourContextLocked(e.doc.ctxID) != ""
+	}
+	var fx effects
+	e.tab, fx = ev.reduce(e.tab, in)
+	if fx.keepDoc && e.doc != nil {
+		e.doc.commit = e.tab.commits
+	}
+	if fx.docURL != "" && e.doc != nil {
+		e.doc.url = fx.docURL
+	}
+	if fx.signal {
+		e.signalLocked()
+	}
+	if fx.opened {
+		e.log.Debug("page tools: a JavaScript dialog opened", "type", e.tab.dialog.Type, "url", logURL(e.tab.dialog.URL))
+	}
+	if fx.changed {
+		e.broadcastLocked()
+	}
+	if fx.ensure {
+		e.ensureLocked()
 	}
 }
 
@@ -135,11 +222,98 @@ func (e *Engine) locked(fn func()) {
 	e.broadcastLocked()
 }
 
-func (e *Engine) onContextCreated(ev contextCreatedEvent) {
-	if ev.Context.Name != e.world {
-		return
+var changed = effects{changed: true}
+
+func (ev frameNavigatedEvent) reduce(s tabState, in reduceIn) (tabState, effects) {
+	// The target's root frame: a page's top frame (no parent), or an
+	// iframe target's own frame (whose parent is in another process).
+	if ev.Frame.ID == "" || ev.Frame.ID != s.mainFrame && !(ev.Frame.ParentID == "" && !s.iframe) {
+		return s, effects{}
 	}
-	e.locked(func() { e.contexts[ev.Context.ID] = ev.Context.AuxData.FrameID })
+	s.mainFrame, s.url, s.loader = ev.Frame.ID, ev.Frame.URL, ev.Frame.LoaderID
+	s.commits++
+	s.pending = false
+	fx := changed
+	// A new document's old contexts are gone before it commits; one still
+	// alive is this document's: a page restored from the back/forward
+	// cache, whose contexts (and script's report) come back before the
+	// commit.
+	fx.keepDoc = in.docAlive
+	return s, fx
+}
+
+func (ev sameDocumentEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	if ev.FrameID != s.mainFrame {
+		return s, effects{}
+	}
+	s.url = ev.URL
+	s.sameDocs++
+	return s, effects{changed: true, docURL: ev.URL}
+}
+
+func (ev navigationEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	if ev.NavigationType == "sameDocument" || ev.NavigationType == "historySameDocument" || ev.FrameID != s.mainFrame {
+		return s, effects{}
+	}
+	switch ev.Disposition {
+	case "newTab", "newWindow":
+		// A link or form with a target: another tab loads it, not this one.
+		s.popups++
+		s.popupURL = ev.URL
+	case "download":
+		return s, effects{}
+	default:
+		s.starts++
+		s.pending = true
+	}
+	return s, changed
+}
+
+func (ev windowOpenEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	s.popups++
+	s.popupURL = ev.URL
+	return s, changed
+}
+
+func (ev frameStoppedEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	if ev.FrameID != s.mainFrame {
+		return s, effects{}
+	}
+	s.stops++
+	s.pending = false
+	return s, effects{changed: true, ensure: true}
+}
+
+func (ev dialogOpeningEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	s.dialog = &Dialog{
+		Type:          cleanText(ev.Type, 20),
+		Message:       cleanText(ev.Message, dialogTextMax),
+		DefaultPrompt: cleanText(ev.DefaultPrompt, dialogTextMax),
+		URL:           cleanText(ev.URL, 2048),
+	}
+	return s, effects{changed: true, signal: true, opened: true}
+}
+
+func (dialogClosedEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	fx := effects{changed: true, ensure: true}
+	if s.dialog != nil {
+		s.dialog = nil
+		fx.signal = true // the owner hears the page is free again
+	}
+	return s, fx
+}
+
+func (ev requestEvent) reduce(s tabState, _ reduceIn) (tabState, effects) {
+	if s.requests == nil || !ev.done && ev.Type != "Fetch" && ev.Type != "XHR" {
+		return s, effects{}
+	}
+	s.requests = maps.Clone(s.requests)
+	if ev.done {
+		delete(s.requests, ev.RequestID)
+	} else {
+		s.requests[ev.RequestID] = true
+	}
+	return s, changed
 }
 
 func (e *Engine) onBinding(ev bindingCalledEvent) {
@@ -158,105 +332,22 @@ func (e *Engine) onBinding(ev bindingCalledEvent) {
 	}
 }
 
-func (e *Engine) onFrameNavigated(ev frameNavigatedEvent) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	// The target's root frame: a page's top frame (no parent), or an
-	// iframe target's own frame (whose parent is in another process).
-	if ev.Frame.ID != e.mainFrame && !(ev.Frame.ParentID == "" && !e.iframe) {
-		return
-	}
-	e.mainFrame, e.url, e.loader = ev.Frame.ID, ev.Frame.URL, ev.Frame.LoaderID
-	e.commits++
-	e.pending = false
-	if e.doc != nil {
-		if _, alive := e.contexts[e.doc.ctxID]; alive {
-			// A new document's old contexts are gone before it commits;
-			// one still alive is this document's: a page restored from
-			// the back/forward cache, whose contexts (and script's
-			// report) come back before the commit.
-			e.doc.commit = e.commits
-		}
-	}
-	e.broadcastLocked()
-}
-
-func (e *Engine) onSameDocument(ev sameDocumentEvent) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ev.FrameID != e.mainFrame {
-		return
-	}
-	e.url = ev.URL
-	if e.doc != nil {
-		e.doc.url = ev.URL
-	}
-	e.broadcastLocked()
-}
-
-func (e *Engine) onNavigation(ev navigationEvent) {
-	if ev.NavigationType == "sameDocument" || ev.NavigationType == "historySameDocument" {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch {
-	case ev.FrameID != e.mainFrame:
-		return
-	case ev.Disposition == "newTab" || ev.Disposition == "newWindow":
-		// A link or form with a target: another tab loads it, not this one.
-		e.popups++
-		e.popupURL = ev.URL
-	case ev.Disposition != "download":
-		e.starts++
-		e.pending = true
-	default:
-		return
-	}
-	e.broadcastLocked()
-}
-
-func (e *Engine) onFrameStopped(ev frameStoppedEvent) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if ev.FrameID != e.mainFrame {
-		return
-	}
-	e.stops++
-	e.pending = false
-	e.broadcastLocked()
-	e.ensureLocked()
-}
-
 // ensureLocked looks at the page again when the current document has not
 // reported: one the script did not reach (restored from the back/forward
 // cache, or whose first look a dialog cut short).
 func (e *Engine) ensureLocked() {
-	if e.started && !e.freshLocked() && !e.ensuring && !e.closed && e.dialog == nil {
+	if e.started && !e.freshLocked() && !e.ensuring && !e.closed && e.tab.dialog == nil {
 		e.ensuring = true
 		e.wg.Add(1)
 		go e.ensure()
 	}
 }
 
-func (e *Engine) onDialogOpening(ev dialogOpeningEvent) {
-	d := &Dialog{
-		Type:          cleanText(ev.Type, 20),
-		Message:       cleanText(ev.Message, dialogTextMax),
-		DefaultPrompt: cleanText(ev.DefaultPrompt, dialogTextMax),
-		URL:           cleanText(ev.URL, 2048),
+// ourContextLocked is the frame of a live execution context of the
+// engine's world; "" when the context is gone or another world's.
+func (e *Engine) ourContextLocked(id int64) string {
+	if frame, world, ok := e.contexts.Frame(id); ok && world == e.world {
+		return frame
 	}
-	e.locked(func() { e.dialog = d; e.signalLocked() })
-	e.log.Debug("page tools: a JavaScript dialog opened", "type", d.Type, "url", logURL(d.URL))
-}
-
-func (e *Engine) onDialogClosed() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.dialog != nil {
-		e.dialog = nil
-		e.signalLocked() // the owner hears the page is free again
-	}
-	e.broadcastLocked()
-	e.ensureLocked()
+	return ""
 }

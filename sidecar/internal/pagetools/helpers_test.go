@@ -35,9 +35,17 @@ func fixtureDir(t testing.TB) string {
 // site serves the fixture site, plus pages a test adds under /t/, from
 // net/http's concurrent server (Chromium's preconnects hang a serial one).
 type site struct {
-	URL   string
-	mu    sync.Mutex
-	pages map[string]string
+	URL      string
+	mu       sync.Mutex
+	pages    map[string]string
+	requests []string // what /api/ received: "METHOD /api/path"
+}
+
+// received is what /api/ received so far.
+func (s *site) received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
 }
 
 func serveSite(t testing.TB) *site {
@@ -54,6 +62,34 @@ func serveSite(t testing.TB) *site {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, body)
+	})
+	// An API that answers after a while (longer than a page's DOM stays
+	// quiet): what an API explorer calls.
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+		s.mu.Unlock()
+		select {
+		case <-time.After(700 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"answer":"Rex","path":%q}`, r.URL.Path)
+	})
+	// Files a form uploads: "file <field> <name> <size>" for each.
+	mux.HandleFunc("/upload", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 20); err == nil {
+			s.mu.Lock()
+			for field, fhs := range r.MultipartForm.File {
+				for _, fh := range fhs {
+					s.requests = append(s.requests, fmt.Sprintf("file %s %s %d", field, fh.Filename, fh.Size))
+				}
+			}
+			s.mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>Received</title><h1>Received</h1>")
 	})
 	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	srv := httptest.NewServer(mux)

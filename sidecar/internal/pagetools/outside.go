@@ -46,6 +46,7 @@ type rawSwitch struct {
 	Heading string   `json:"heading"`
 	Hint    string   `json:"hint"`
 	Score   int      `json:"score"`
+	Count   int      `json:"count"` // disclosure: how many there are (Options holds the first)
 }
 
 // itemEnumBytes bounds an item parameter's enum (the labels of a list's
@@ -182,6 +183,9 @@ func switchTool(sw rawSwitch, gen int, names *namer) candidate {
 			noun = listNoun(rawList{Heading: sw.Heading})
 		}
 	}
+	if sw.Kind == "disclosure" {
+		return disclosureTool(sw, gen, names)
+	}
 	name := "show_" + noun
 	if sw.Kind == "page" {
 		name = "go_to_page"
@@ -201,6 +205,25 @@ func switchTool(sw rawSwitch, gen int, names *namer) candidate {
 		Origin:      OriginSwitch,
 	}
 	return candidate{tool: t, ref: &toolRef{origin: OriginSwitch, gen: gen, id: sw.ID, schema: s, name: t.Name, param: noun}, group: 2, score: sw.Score}
+}
+
+// disclosureTool is the page's closed disclosures (buttons that show a
+// section: aria-expanded, a <details>' summary) as one tool whose parameter
+// is the label of the one to open.
+func disclosureTool(sw rawSwitch, gen int, names *namer) candidate {
+	const noun = "section"
+	p := itemParam(rawItems{rawList: rawList{Count: max(sw.Count, len(sw.Options))}, Labels: sw.Options})
+	p.Description = strings.Replace(p.Description, "The item, by its label", "The section, by the label of its button", 1)
+	s := &Schema{Type: "object", Closed: true, Required: []string{noun}, Properties: []Property{{Name: noun, Schema: p}}}
+	own := fmt.Sprintf("Expands one of %d collapsed sections of the page (clicks the button that shows it, as a person does) and checks that it opened; what it shows may bring tools of its own.", max(sw.Count, len(sw.Options)))
+	t := Tool{
+		Name:        names.unique("expand_" + noun),
+		Description: pageSays(own, sw.Heading, descMax),
+		InputSchema: marshalSchema(s),
+		Annotations: Annotations{ReadOnlyHint: true, OpenWorldHint: true},
+		Origin:      OriginSwitch,
+	}
+	return candidate{tool: t, ref: &toolRef{origin: OriginSwitch, gen: gen, id: sw.ID, schema: s, name: t.Name, param: noun, disclosure: true}, group: 2, score: sw.Score}
 }
 
 // groupFiller are words of a field's id, name, class or label that say
@@ -300,11 +323,15 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 		return "", fmt.Errorf("%s: check the effect in the page: %w", ref.name, err)
 	}
 	var v struct {
-		Seen bool   `json:"seen"`
-		What string `json:"what"`
+		Seen     bool     `json:"seen"`
+		What     string   `json:"what"`
+		Before   int      `json:"before"`   // emptied, unfiltered: the list's items
+		Matching int      `json:"matching"` // emptied: those of the kind the option names; unfiltered: those not of it
+		Messages []string `json:"messages"` // invalid: what the page says of the fields it marked
 	}
 	_ = json.Unmarshal(raw, &v)
 	item := quotePage(fmt.Sprint(args["item"]), 80)
+	option := quotePage(fmt.Sprint(args[ref.param]), 60)
 	if v.Seen {
 		switch v.What {
 		case "ticked", "unticked":
@@ -315,10 +342,15 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 			return fmt.Sprintf("The item %s is now %s.", item, quotePage(fmt.Sprint(args["text"]), 80)), nil
 		case "shown":
 			return "The text appeared on the page.", nil
+		case "expanded":
+			return fmt.Sprintf("The section %s is expanded now.", option), nil
 		case "current":
-			return fmt.Sprintf("%s is the current one now.", quotePage(fmt.Sprint(args[ref.param]), 60)), nil
+			return fmt.Sprintf("%s is the current one now.", option), nil
 		}
 		return "The page changed.", nil
+	}
+	if v.What == "invalid" {
+		return "", &Error{Kind: ErrRejected, Msg: fmt.Sprintf("%s: the page marked the field(s) given as invalid after the click, and says: %s; check the arguments before calling again", ref.name, pageLabel(strings.Join(v.Messages, "; "), 400))}
 	}
 	why := map[string]string{
 		"text-absent":    "the text did not appear anywhere on the page",
@@ -329,6 +361,9 @@ func (e *Engine) seen(ctx context.Context, ctxID int64, ref *toolRef, args map[s
 		"still-there":    fmt.Sprintf("the item %s is still there", item),
 		"not-renamed":    fmt.Sprintf("no item reads %s", quotePage(fmt.Sprint(args["text"]), 80)),
 		"both":           fmt.Sprintf("an item reads the new text but %s is still there", item),
+		"emptied": fmt.Sprintf("%s was clicked, and the list that showed %d item(s), %d of them of the kind it names, shows none now (the page did not show what it names)",
+			option, v.Before, v.Matching),
+		"unfiltered": fmt.Sprintf("%s was clicked, and the list still shows %d item(s) that are not of the kind it names, of %d", option, v.Matching, v.Before),
 	}[v.What]
 	if why == "" {
 		why = "its effect could not be checked"

@@ -198,3 +198,41 @@ for (const b of document.querySelectorAll('[role=tab]')) b.addEventListener('cli
 		t.Fatalf("the selected tab is %q", got)
 	}
 }
+
+// A filter that becomes the current one and empties a list that held items
+// of the kind it names has not done its work: an error, never "done" (TodoMVC
+// flight's "Completed" after an edit). A filter that empties a list with no
+// item of its kind has: the list is rightly empty.
+func TestFilterThatEmptiesTheListIsNoEffect(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	tb := b.newTab(t, s.URL+"/todos.html?blind", Config{})
+	tb.waitTools("add_todo")
+	addTodos(tb, "Buy milk", "Walk the dog")
+	tb.waitTools("add_todo", "toggle_todo", "delete_todo", "edit_todo", "show_filter")
+	tb.call("toggle_todo", map[string]any{"item": "Walk the dog"})
+	_, err := tb.eng.Call(testCtx(t), "show_filter", map[string]any{"filter": "Completed"})
+	if !errors.Is(err, ErrNoEffect) || !strings.Contains(err.Error(), "showed 2 item(s), 1 of them of the kind it names, shows none now") {
+		t.Fatalf("a filter that shows nothing of what it names: %v", err)
+	}
+	if items, hash := todoState(tb); len(items) != 0 || hash != "#/completed" {
+		t.Fatalf("the page shows %q at %q", items, hash)
+	}
+
+	ok := b.newTab(t, s.URL+"/todos.html", Config{})
+	ok.waitTools("add_todo")
+	addTodos(ok, "Buy milk", "Walk the dog")
+	ok.waitTools("add_todo", "toggle_todo", "delete_todo", "edit_todo", "show_filter")
+	if _, err := ok.eng.Call(testCtx(t), "show_filter", map[string]any{"filter": "Completed"}); err != nil {
+		t.Fatalf("a filter that rightly shows no item: %v", err)
+	}
+	if items, hash := todoState(ok); len(items) != 0 || hash != "#/completed" {
+		t.Fatalf("the page shows %q at %q", items, hash)
+	}
+	if _, err := ok.eng.Call(testCtx(t), "show_filter", map[string]any{"filter": "Active"}); err != nil {
+		t.Fatalf("a filter that shows the items again: %v", err)
+	}
+	if items, _ := todoState(ok); !reflect.DeepEqual(items, []string{"[ ] Buy milk", "[ ] Walk the dog"}) {
+		t.Fatalf("after Active: %q", items)
+	}
+}

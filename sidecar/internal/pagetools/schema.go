@@ -40,6 +40,8 @@ type Schema struct {
 	// labels are a single choice's option labels (lower case): the page
 	// takes an option by its label too.
 	labels map[string]bool
+	// file: a file field's (its values are paths; files.go).
+	file bool
 }
 
 // Property is one named property of an object schema.
@@ -51,89 +53,100 @@ type Property struct {
 // MarshalJSON writes the schema with its keys in a fixed order and its
 // properties in page order.
 func (s *Schema) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	n := 0
-	field := func(k string, v any) {
-		if n > 0 {
-			b.WriteByte(',')
+	w := &objectWriter{}
+	w.b.WriteByte('{')
+	w.field("type", s.Type)
+	for _, k := range s.keywords() {
+		if k.set {
+			w.field(k.name, k.v)
 		}
-		n++
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(v)
-		if err != nil {
-			vb = []byte("null")
-		}
-		b.Write(vb)
-	}
-	field("type", s.Type)
-	if s.Format != "" {
-		field("format", s.Format)
-	}
-	if s.Description != "" {
-		field("description", s.Description)
-	}
-	if s.Enum != nil {
-		field("enum", s.Enum)
-	}
-	if s.Default != nil {
-		field("default", s.Default)
-	}
-	if s.Minimum != nil {
-		field("minimum", *s.Minimum)
-	}
-	if s.Maximum != nil {
-		field("maximum", *s.Maximum)
-	}
-	if s.MinLength != nil {
-		field("minLength", *s.MinLength)
-	}
-	if s.MaxLength != nil {
-		field("maxLength", *s.MaxLength)
-	}
-	if s.MinItems != nil {
-		field("minItems", *s.MinItems)
-	}
-	if s.Pattern != "" {
-		field("pattern", s.Pattern)
-	}
-	if s.WriteOnly {
-		field("writeOnly", true)
-	}
-	if s.Items != nil {
-		field("items", s.Items)
 	}
 	if s.Type == "object" {
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		b.WriteString(`"properties":{`)
-		for i, p := range s.Properties {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			kb, _ := json.Marshal(p.Name)
-			b.Write(kb)
-			b.WriteByte(':')
-			pb, err := p.Schema.MarshalJSON()
-			if err != nil {
-				return nil, err
-			}
-			b.Write(pb)
-		}
-		b.WriteByte('}')
-		if len(s.Required) > 0 {
-			field("required", s.Required)
-		}
-		if s.Closed {
-			field("additionalProperties", false)
+		if err := s.writeObject(w); err != nil {
+			return nil, err
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	w.b.WriteByte('}')
+	return w.b.Bytes(), nil
+}
+
+// keyword is one JSON Schema keyword of a schema, in the order written.
+type keyword struct {
+	name string
+	v    any
+	set  bool
+}
+
+// keywords are the schema's keywords after "type", in the order written
+// (pointers are written as the value they point to).
+func (s *Schema) keywords() []keyword {
+	return []keyword{
+		{"format", s.Format, s.Format != ""},
+		{"description", s.Description, s.Description != ""},
+		{"enum", s.Enum, s.Enum != nil},
+		{"default", s.Default, s.Default != nil},
+		{"minimum", s.Minimum, s.Minimum != nil},
+		{"maximum", s.Maximum, s.Maximum != nil},
+		{"minLength", s.MinLength, s.MinLength != nil},
+		{"maxLength", s.MaxLength, s.MaxLength != nil},
+		{"minItems", s.MinItems, s.MinItems != nil},
+		{"pattern", s.Pattern, s.Pattern != ""},
+		{"writeOnly", true, s.WriteOnly},
+		{"items", s.Items, s.Items != nil},
+	}
+}
+
+// writeObject writes an object schema's properties (in page order),
+// required and additionalProperties.
+func (s *Schema) writeObject(w *objectWriter) error {
+	w.key("properties")
+	w.b.WriteByte('{')
+	for i, p := range s.Properties {
+		if i > 0 {
+			w.b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(p.Name)
+		w.b.Write(kb)
+		w.b.WriteByte(':')
+		pb, err := p.Schema.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		w.b.Write(pb)
+	}
+	w.b.WriteByte('}')
+	if len(s.Required) > 0 {
+		w.field("required", s.Required)
+	}
+	if s.Closed {
+		w.field("additionalProperties", false)
+	}
+	return nil
+}
+
+// objectWriter writes a JSON object's members in the order given.
+type objectWriter struct {
+	b bytes.Buffer
+	n int
+}
+
+func (w *objectWriter) key(k string) {
+	if w.n > 0 {
+		w.b.WriteByte(',')
+	}
+	w.n++
+	kb, _ := json.Marshal(k)
+	w.b.Write(kb)
+	w.b.WriteByte(':')
+}
+
+func (w *objectWriter) field(k string, v any) {
+	w.key(k)
+	vb, err := json.Marshal(v)
+	if err != nil {
+		vb = []byte("null")
+	}
+	w.b.Write(vb)
 }
 
 func (s *Schema) property(name string) *Schema {

@@ -273,7 +273,12 @@
         regFields.push(rf);
         continue;
       }
-      if (ln === 'input' && el.type === 'file' && !el.disabled) files++;
+      if (ln === 'input' && el.type === 'file' && !el.disabled) {
+        files++;
+        const d = cfg.files && fields.length < cfg.maxFields ? describeFile(el, declared) : null;
+        if (d) { fields.push(d); regFields.push({ kind: 'file', el }); }
+        continue;
+      }
       if (ln === 'button' || (ln === 'input' && (el.type === 'submit' || el.type === 'image'))) {
         if (!submit && el.type === 'submit' || !submit && el.type === 'image') submit = el;
         continue;
@@ -323,6 +328,19 @@
       out.autoSubmit = hasAttr(form, 'toolautosubmit');
     }
     return [out, { form, fields: regFields, submit, action, enter }];
+  }
+
+  // A file field (cfg.files: the engine may attach local files), shown, or
+  // hidden behind a widget's visible button beside it ("Choose file", whose
+  // label is the field's); null for one a person cannot reach.
+  function describeFile(el, declared) {
+    const widget = visible(el) ? null : Array.from(elChildren(parentElement(el) || el)).find((b) => b !== el && localName(b) === 'button' && visible(b));
+    if (!declared && !visible(el) && !widget) return null;
+    const d = describeField(el, 'input');
+    d.multiple = !!el.multiple;
+    d.accept = attr(el, 'accept', cfg.valueMax);
+    if (!d.label && widget) d.label = clean(Array.from(labelsOf(widget), (l) => ownText(l, cfg.textMax)).join(' '), cfg.textMax);
+    return d;
   }
 
   // A radio button, or a checkbox of a same-named group: an option of its
@@ -476,13 +494,14 @@
       let sig = '', n = 0;
       for (const [s, m] of sigs) if (m > n) { sig = s; n = m; }
       if (n < cfg.minItems || n < kids.length * 0.6) continue;
-      let withAction = 0, first = null;
+      let withAction = 0, first = null, disclosing = 0;
       for (const k of kids) {
         if (localName(k) + '.' + className(k) !== sig) continue;
         const a = itemAction(k);
-        if (a) { withAction++; if (!first) first = a; }
+        if (a) { withAction++; if (!first) first = a; if (hasAttr(a, 'aria-expanded')) disclosing++; }
       }
-      if (withAction < n * 0.8) continue;
+      // (Items that open by a disclosure are expand_section's options.)
+      if (withAction < n * 0.8 || disclosing >= n * 0.8) continue;
       if (closest(c, EXCLUDED) || closest(c, 'form')) continue;
       const vis = visible(c);
       if (!vis) continue;
@@ -519,6 +538,9 @@
       if ((b.form !== undefined && b.form !== null) || closest(b, 'form')) continue;
       if (closest(b, EXCLUDED) || lists.some((l) => contains(l.el, b))) continue;
       if (b.disabled || hasAttr(b, 'disabled') || getAttr(b, 'aria-disabled') === 'true') continue;
+      // (A disclosure is expand_section's.)
+      const pop = getAttr(b, 'aria-haspopup');
+      if (hasAttr(b, 'aria-expanded') && (!pop || pop === 'false')) continue;
       const label = buttonLabel(b);
       if (!label || !visible(b)) continue;
       total++;
@@ -761,24 +783,68 @@
     return body;
   }
 
-  // The first labelled button after field in box (none of taken's).
-  function hasButtonAfter(box, field, taken) {
+  // The first labelled button after field in box (isTaken(b): another
+  // tool's).
+  function hasButtonAfter(box, field, isTaken) {
     for (const b of qsa(box, ITEM_BUTTONS + ',input[type=submit]')) {
-      if (!(comparePosition(field, b) & FOLLOWING) || closest(b, 'form') || !usable(b) || !visible(b) || taken.some((t) => contains(t, b))) continue;
+      if (!(comparePosition(field, b) & FOLLOWING) || closest(b, 'form') || !usable(b) || !visible(b) || isTaken(b)) continue;
       if (buttonLabel(b)) return b;
     }
     return null;
   }
 
+  // A field outside any form as a parameter: its description and its
+  // registry entry.
+  function groupField(el) {
+    const ln = localName(el);
+    const d = describeField(el, ln === 'select' ? 'select' : 'input');
+    if (ln === 'select') { [d.options, d.optionCount] = options(el); d.value = ''; }
+    if (!d.label && !d.aria) d.label = rowLabel(el);
+    return [d, { kind: ln === 'select' ? 'select' : 'text', el, setter: ln === 'textarea' ? setters.textarea : ln === 'select' ? setters.select : setters.input }];
+  }
+
+  // A field with no label in a table row (parameters laid out as a table)
+  // is named by the row's first cell, its first line.
+  function rowLabel(el) {
+    const cell = closest(el, 'td,th');
+    const row = cell && parentElement(cell);
+    const first = row && elChildren(row)[0];
+    if (!first || first === cell || contains(first, el)) return '';
+    return clean(innerTextOf(first).split('\n').find((l) => l.trim()) || '', cfg.textMax).replace(/\s*\*$/, '');
+  }
+
+  // A group of fields outside a form, as the page description and the
+  // registry hold it.
+  function groupOf(fid, box, els, button, more, headings, open) {
+    const fields = [], regFields = [];
+    for (const el of els) { const [d, rf] = groupField(el); fields.push(d); regFields.push(rf); }
+    const legend = localName(box) === 'fieldset' ? qs(box, 'legend') : null;
+    const inner = qs(box, HEADINGS);
+    const first = els[0] || box;
+    const search = !more.unlock && (fields.some((f) => f.type === 'search') || !!closest(first, '[role=search]') || (fields.length > 0 && /search|filter|query/i.test(hintOf(first) + ' ' + fields[0].label + ' ' + fields[0].aria + ' ' + fields[0].ph)));
+    return [{
+      id: fid, group: true, enter: !!more.enter, pick: !!more.pick, unlock: more.unlock ? buttonLabel(more.unlock) : '', declared: false,
+      label: labelledBy(box) || attr(box, 'aria-label') || blockName(box, open), submit: button ? buttonLabel(button) : '',
+      legend: legend ? ownText(legend, cfg.textMax) : '', inner: inner ? clean(textContent(inner), cfg.textMax) : '',
+      heading: precedingHeading(headings, box), formName: '', hint: els.length ? hintOf(first) + ' ' + attr(first, 'name') : '',
+      method: '', crossOrigin: '', files: 0, search,
+      score: prominence(box, true), fields,
+    }, { group: true, box, fields: regFields, submit: button, enter: !!more.enter, pick: !!more.pick, search, unlock: more.unlock || null, unlockLabel: more.unlock ? buttonLabel(more.unlock) : '' }];
+  }
+
   // Fields outside any form, by container, with the button that follows
   // them there; a lone text field with no button is one whose Enter does
-  // the work (a new todo).
-  function findGroups(body, headings, taken, fid) {
+  // the work (a new todo). A field shown by an open disclosure whose own
+  // container has no button after it belongs with the disclosure's block
+  // (an API explorer's operation: its parameters, then "Execute").
+  function findGroups(body, headings, taken, fid, open) {
     const boxes = new Map();
+    const isTaken = takenBy(taken, open, body);
     for (const el of qsa(body, GROUP_FIELDS)) {
       if (el.form || closest(el, 'form') || !usable(el) || el.readOnly || !visible(el)) continue;
-      if (closest(el, CHROME) && !closest(el, '[role=search]') || taken.some((t) => contains(t, el))) continue;
-      const box = groupBox(el, body);
+      if (closest(el, CHROME) && !closest(el, '[role=search]') || isTaken(el)) continue;
+      let box = groupBox(el, body);
+      if (open.length && !hasButtonAfter(box, el, isTaken)) box = openBlock(el, open, body) || box;
       if (!boxes.has(box)) boxes.set(box, []);
       const a = boxes.get(box);
       if (a.length < cfg.maxFields) a.push(el);
@@ -788,37 +854,128 @@
     // change) is a tool of its own.
     const split = [];
     for (const [box, els] of boxes) {
-      if (els.length < 2 || hasButtonAfter(box, els[els.length - 1], taken)) { split.push([box, els]); continue; }
+      if (els.length < 2 || hasButtonAfter(box, els[els.length - 1], isTaken)) { split.push([box, els]); continue; }
       for (const el of els) if (localName(el) === 'select' || (matches(el, TEXT_FIELD) && /search|filter|query/i.test(el.type + ' ' + hintOf(el) + ' ' + fieldLabel(el) + ' ' + attr(el, 'aria-label') + ' ' + attr(el, 'placeholder')))) split.push([box, [el]]);
     }
     const out = [];
     for (const [box, els] of split) {
       if (out.length >= 8) break;
-      const button = hasButtonAfter(box, els[els.length - 1], taken);
+      const button = hasButtonAfter(box, els[els.length - 1], isTaken);
       const enter = !button && els.length === 1 && matches(els[0], TEXT_FIELD);
       const pick = !button && els.length === 1 && localName(els[0]) === 'select';
       if (!button && !enter && !pick) continue;
-      const fields = [], regFields = [];
-      for (const el of els) {
-        const ln = localName(el);
-        fields.push(describeField(el, ln === 'select' ? 'select' : 'input'));
-        if (ln === 'select') { const d = fields[fields.length - 1]; [d.options, d.optionCount] = options(el); d.value = ''; }
-        regFields.push({ kind: ln === 'select' ? 'select' : 'text', el, setter: ln === 'textarea' ? setters.textarea : ln === 'select' ? setters.select : setters.input });
-      }
-      const legend = localName(box) === 'fieldset' ? qs(box, 'legend') : null;
-      const inner = qs(box, HEADINGS);
-      const search = fields.some((f) => f.type === 'search') || !!closest(els[0], '[role=search]') || /search|filter|query/i.test(hintOf(els[0]) + ' ' + fields[0].label + ' ' + fields[0].aria + ' ' + fields[0].ph);
-      out.push([{
-        id: fid + out.length, group: true, enter, pick, declared: false,
-        label: labelledBy(box) || attr(box, 'aria-label'), submit: button ? buttonLabel(button) : '',
-        legend: legend ? ownText(legend, cfg.textMax) : '', inner: inner ? clean(textContent(inner), cfg.textMax) : '',
-        heading: precedingHeading(headings, box), formName: '', hint: hintOf(els[0]) + ' ' + attr(els[0], 'name'),
-        method: '', crossOrigin: '', files: 0, search,
-        score: prominence(box, true), fields,
-      }, { group: true, box, fields: regFields, submit: button, enter, pick, search }]);
+      out.push(groupOf(fid + out.length, box, els, button, { enter, pick }, headings, open));
     }
     return out;
   }
+
+  // ---- Disclosures: buttons that show a section of the page and say
+  // whether it is shown (aria-expanded, a <details>'s <summary>); menus and
+  // combo boxes (which pop up, rather than show a section) are not.
+  const DISCLOSURES = 'button[aria-expanded],[role=button][aria-expanded],a[aria-expanded],details > summary';
+  const isExpanded = (el) => (localName(el) === 'summary' ? !!parentElement(el).open : getAttr(el, 'aria-expanded') === 'true');
+  // (innerText: its parts read apart, "GET /pet/{id} Find a pet".)
+  const discLabel = (el) => attr(el, 'aria-label') || labelledBy(el) || clean(innerTextOf(el), cfg.valueMax) || attr(el, 'title');
+  // The page's disclosures a person reaches (one taken out of the tab
+  // order repeats another for the mouse: an arrow beside the summary).
+  function disclosures(body) {
+    const out = [];
+    for (const el of qsa(body, DISCLOSURES)) {
+      const pop = getAttr(el, 'aria-haspopup');
+      if (pop && pop !== 'false' || getAttr(el, 'role') === 'combobox' || getAttr(el, 'tabindex') === '-1') continue;
+      if (closest(el, 'form') || inChrome(el) || !usable(el) || !visible(el)) continue;
+      out.push(el);
+    }
+    return out;
+  }
+  // The block an open disclosure shows, for an element in it: its nearest
+  // ancestor that holds an open disclosure before it, or null.
+  function openBlock(el, open, body) {
+    const before = open.filter((d) => comparePosition(d, el) & FOLLOWING);
+    if (!before.length) return null;
+    for (let p = parentElement(el); p && p !== body; p = parentElement(p)) if (before.some((d) => contains(p, d))) return p;
+    return null;
+  }
+  // A block's name: its open disclosure's label, its longest run of plain
+  // words ("GET /pet/{petId} Find pet by ID" is "Find pet by ID").
+  function blockLabel(box, open) {
+    // (The last open disclosure in the box before its content.)
+    const first = qs(box, GROUP_FIELDS + ',' + ITEM_BUTTONS);
+    let d = null;
+    for (const x of open) if (contains(box, x) && (!first || x === first || contains(x, first) || comparePosition(x, first) & FOLLOWING)) d = x;
+    if (!d) return '';
+    let best = [], run = [];
+    for (const w of discLabel(d).split(' ')) {
+      if (/^[\p{L}][\p{L}'’-]*$/u.test(w)) { run.push(w); if (run.length > best.length) best = run.slice(); } else run = [];
+    }
+    return best.join(' ');
+  }
+  // The name of the block an open disclosure shows, for a box that is it
+  // or is inside it; '' for others.
+  function blockName(box, open) {
+    if (!open.length) return '';
+    const b = open.some((d) => contains(box, d)) ? box : openBlock(box, open, docBody(document));
+    return b ? blockLabel(b, open) : '';
+  }
+  // Whether el is another tool's (inside a found list or switch), unless
+  // it is in a block an open disclosure shows inside that one (an
+  // operation opened inside a list of sections).
+  const takenBy = (taken, open, body) => (el) => {
+    if (!taken.some((t) => contains(t, el))) return false;
+    const b = open.length ? openBlock(el, open, body) : null;
+    return !b || taken.some((t) => contains(t, el) && (t === b || !contains(t, b)));
+  };
+
+  // The closed disclosures, as a switch whose options are their labels.
+  function findDisclosures(body, headings, closed, id) {
+    const opts = [], seen = new Set();
+    for (const el of closed) {
+      const label = discLabel(el);
+      if (!label || seen.has(label)) continue;
+      seen.add(label);
+      opts.push({ el, label });
+    }
+    if (!opts.length) return [];
+    return [[{
+      id, kind: 'disclosure', options: opts.slice(0, cfg.maxOptions).map((o) => o.label), count: opts.length, current: '',
+      label: '', heading: precedingHeading(headings, opts[0].el), hint: '', score: prominence(opts[0].el, true),
+    }, { el: body, opts, disclosure: true }]];
+  }
+
+  // Fields a button turns on ("Try it out", "Edit"): a block whose fields
+  // are all disabled, or an open disclosure's block with no field, that
+  // has such a button. Its tool clicks it, fills the fields in and clicks
+  // the button that then follows them.
+  const UNLOCK = /^(try|edit|enable|unlock|modify|change)\b/i;
+  function findUnlocks(body, headings, taken, fid, open) {
+    const out = [];
+    const isTaken = takenBy(taken, open, body);
+    for (const b of qsa(body, ITEM_BUTTONS)) {
+      if (out.length >= 8) break;
+      if (!UNLOCK.test(buttonLabel(b)) || closest(b, 'form') || !usable(b) || !visible(b) || inChrome(b) || isTaken(b)) continue;
+      const block = open.length ? openBlock(b, open, body) : null;
+      const box = block || groupBox(b, body);
+      if (box === body || out.some((o) => o[1].box === box)) continue;
+      const els = boxFields(box).slice(0, cfg.maxFields);
+      if (els.length ? !els.every((el) => el.disabled) : !block) continue;
+      out.push(groupOf(fid + out.length, box, els, null, { unlock: b }, headings, open));
+    }
+    // An open disclosure's block without fields whose fields were turned
+    // on (its "Try it out" now reads "Cancel"): its action is its first
+    // button that neither shows, cancels nor turns fields on.
+    for (const b of open.length ? qsa(body, ITEM_BUTTONS) : []) {
+      if (out.length >= 8) break;
+      if (hasAttr(b, 'aria-expanded') || closest(b, 'form') || !usable(b) || !visible(b) || inChrome(b) || isTaken(b)) continue;
+      const label = buttonLabel(b);
+      if (!label || NOT_ACTION.test(label) || UNLOCK.test(label)) continue;
+      const block = openBlock(b, open, body);
+      if (!block || out.some((o) => o[1].box === block || contains(o[1].box, block) || contains(block, o[1].box)) || boxFields(block).length) continue;
+      out.push(groupOf(fid + out.length, block, [], b, {}, headings, open));
+    }
+    return out;
+  }
+  // The fields of a box outside any form, shown, whether on or off.
+  const boxFields = (box) => Array.from(qsa(box, GROUP_FIELDS)).filter((el) => !el.form && !closest(el, 'form') && !el.readOnly && visible(el));
 
   // Items, switches and field groups outside forms, into page and reg.
   // Answers the elements they take (so no standalone button repeats one)
@@ -832,8 +989,21 @@
     const switches = findSwitches(body, headings, reg.items.map((r) => r.el));
     page.switches = switches.map((x) => x[0]);
     reg.switches = switches.map((x) => x[1]);
-    const taken = reg.items.concat(reg.switches).map((r) => ({ el: r.el }));
-    for (const [d, r] of findGroups(body, headings, taken.map((t) => t.el), reg.forms.length)) {
+    const all = disclosures(body);
+    const open = all.filter(isExpanded);
+    for (const [d, r] of findDisclosures(body, headings, all.filter((el) => !isExpanded(el)), page.switches.length)) {
+      page.switches.push(d);
+      reg.switches.push(r);
+    }
+    const taken = reg.items.concat(reg.switches.filter((r) => !r.disclosure)).map((r) => ({ el: r.el }));
+    const takenEls = taken.map((t) => t.el);
+    for (const [d, r] of findUnlocks(body, headings, takenEls, reg.forms.length, open)) {
+      page.forms.push(d);
+      reg.forms.push(r);
+      takenEls.push(r.box);
+      taken.push({ el: r.unlock || r.submit });
+    }
+    for (const [d, r] of findGroups(body, headings, takenEls, reg.forms.length, open)) {
       page.forms.push(d);
       reg.forms.push(r);
       if (r.submit) taken.push({ el: r.submit });
@@ -864,6 +1034,7 @@
 
   async function callGroup(r, req) {
     if (!isConnected(r.box)) return { error: 'gone' };
+    if (r.unlock) return callUnlock(r, req);
     const fields = req.values.map((x) => [r.fields[x.f], x.v, x.f]);
     for (const [f] of fields) if (!f || !isConnected(f.el)) return { error: 'gone' };
     for (const [f, v, i] of fields) { const msg = precheck(f, v); if (msg) return { invalid: [{ f: i, message: msg }] }; }
@@ -885,13 +1056,80 @@
     const text = !r.search && fields.length === 1 && fields[0][0].kind === 'text' && !isCredential(fields[0][0].el) ? String(fields[0][1]).trim() : '';
     const watch = watchStart();
     const page = bodyText();
-    expect(watch, { kind: 'text', text, count: occurrences(page, text), page, url: docURL(document) });
+    expect(watch, { kind: 'text', text, count: occurrences(page, text), page, url: docURL(document), ...marks(fields.map(([f]) => f.el)) });
     if (!r.enter) {
       if (!r.submit || !isConnected(r.submit) || r.submit.disabled) return { error: 'gone' };
-      clickEl(r.submit);
-      return { ok: true, submitted: true, watch, verify: true };
+      return { ok: true, submitted: true, watch, verify: true, click: personClick(r.submit, fields.map(([f]) => f.el)) };
     }
     return { ok: true, submitted: true, watch, type: String(fields[0][1]), pressEnter: true, verify: true };
+  }
+
+  // Words of a button that undoes or leaves rather than acts.
+  const NOT_ACTION = /^(cancel|close|reset|clear|back|dismiss|collapse|copy|hide)\b/i;
+  // The button a block's action is once its fields are on: the first one
+  // after its last field (in a block without fields, the first) that
+  // neither shows, cancels nor turns fields on, or null.
+  function actionAfter(r, els) {
+    const from = els.length ? els[els.length - 1] : null;
+    for (const b of qsa(r.box, ITEM_BUTTONS + ',input[type=submit]')) {
+      if (b === r.unlock || hasAttr(b, 'aria-expanded') || (from && !(comparePosition(from, b) & FOLLOWING)) || closest(b, 'form') || !usable(b) || !visible(b)) continue;
+      const label = buttonLabel(b);
+      if (label && !NOT_ACTION.test(label) && !UNLOCK.test(label)) return b;
+    }
+    return null;
+  }
+
+  // A block whose fields a button turns on: the button clicked (unless
+  // they are on already), the fields filled in, the action that follows
+  // them clicked; the page's change is its effect.
+  async function callUnlock(r, req) {
+    const fields = req.values.map((x) => [r.fields[x.f], x.v, x.f]);
+    for (const [f, v, i] of fields) { if (!f) return { error: 'gone' }; const msg = precheck(f, v); if (msg) return { invalid: [{ f: i, message: msg }] }; }
+    const on = () => { const els = boxFields(r.box); return els.every((el) => !el.disabled) && actionAfter(r, els) ? els : null; };
+    if (!on()) {
+      if (!isConnected(r.unlock)) r.unlock = Array.from(qsa(r.box, ITEM_BUTTONS)).find((b) => buttonLabel(b) === r.unlockLabel) || r.unlock;
+      if (!isConnected(r.unlock) || !usable(r.unlock)) return { error: 'gone' };
+      clickEl(r.unlock);
+      if (!(await waitFor(on, 2000))) return { error: 'locked' };
+    }
+    // The page may have drawn its fields anew: the same ones, by position.
+    const els = on();
+    if (!els || els.length !== r.fields.length) return { error: 'stale' };
+    r.fields.forEach((f, i) => { f.el = els[i]; });
+    for (const [f, v] of fields) fill(f, v);
+    await tick();
+    const action = actionAfter(r, els);
+    if (!action) return { error: 'locked' };
+    const watch = watchStart();
+    expect(watch, { kind: 'text', text: '', page: bodyText(), url: docURL(document), ...marks(els) });
+    return { ok: true, submitted: true, watch, verify: true, click: personClick(action, els) };
+  }
+
+  // Where the engine's mouse clicks button, as a person does: the focus
+  // leaves the last field first, which some fields wait for before they
+  // tell the page their value (a debounced input). Where the button cannot
+  // be aimed at, the field is left and the button clicked here; null then.
+  function personClick(button, els) {
+    const at = aim(button);
+    if (at) return at;
+    const a = activeEl(document);
+    if (a && els.includes(a)) blurEl(a);
+    clickEl(button);
+    return null;
+  }
+
+  // Fields the page marks invalid (aria-invalid, or a class that says so),
+  // and what it says of them.
+  const INVALID = /(^|[\s_-])(invalid|is-invalid|has-error|error)($|[\s_-])/i;
+  const invalidNow = (el) => isConnected(el) && (getAttr(el, 'aria-invalid') === 'true' || INVALID.test(getAttr(el, 'class') || ''));
+  const marks = (els) => ({ fields: els, invalid: els.map(invalidNow) });
+  function newlyInvalid(e) {
+    const out = [];
+    (e.fields || []).forEach((el, i) => {
+      if (e.invalid[i] || !invalidNow(el)) return;
+      out.push(clean(attr(el, 'title') || describedBy(el) || el.validationMessage || 'marked invalid', cfg.textMax));
+    });
+    return out;
   }
 
   // The item of a collection labelled label, and its parts, or null.
@@ -965,16 +1203,84 @@
     return null;
   }
 
-  async function callSwitch(r, req) {
+  // What a filter's option names, as a test of an item (its words, and
+  // whether it is ticked): "All" every item, "Completed" the ticked ones,
+  // "Active" the others, another word the items that carry it; null when
+  // the label says nothing an item can be told by.
+  const ALL_OPTION = /^(all|everything|any|show all|all items)$/;
+  const TICKED = new Set(['completed', 'complete', 'done', 'finished', 'checked', 'ticked', 'closed', 'resolved']);
+  const UNTICKED = new Set(['active', 'open', 'pending', 'remaining', 'incomplete', 'uncompleted', 'unchecked', 'todo', 'undone', 'left']);
+  function kindOf(label) {
+    const low = clean(label, 60).toLowerCase();
+    if (ALL_OPTION.test(low)) return () => true;
+    const words = low.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    if (words.some((w) => TICKED.has(w))) return (s) => s.ticked;
+    if (words.some((w) => UNTICKED.has(w))) return (s) => !s.ticked;
+    const own = words.filter((w) => w.length >= 3);
+    return own.length ? (s) => own.some((w) => s.words.has(w)) : null;
+  }
+  // An item as a filter tells it: ticked (its checkbox, or a class that
+  // says so) and the words of its class and text.
+  function itemState(item) {
+    const p = itemParts(item);
+    const cls = String(getAttr(item, 'class') || '').toLowerCase();
+    const words = new Set((cls + ' ' + clean(textContent(item), 300).toLowerCase()).split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+    const ticked = !!(p.check && (p.check.checked || getAttr(p.check, 'aria-checked') === 'true')) || cls.split(/\s+/).some((w) => TICKED.has(w));
+    return { ticked, words };
+  }
+  // The lists of items the page has now (the registry's), with their shown
+  // items' states: what a switch is expected to filter.
+  const listStates = (reg) => (reg ? reg.items : []).map((ri) => ({ r: ri, before: live(ri) ? itemsOf(ri).slice(0, 200).map(itemState) : [] }));
+
+  // A closed disclosure by its label (found again when the page drew it
+  // anew), or null.
+  function disclosureOf(r, label) {
+    const o = r.opts.find((x) => x.label === label);
+    if (o && isConnected(o.el)) return o;
+    for (const el of disclosures(docBody(document))) if (discLabel(el) === label) return { el, label };
+    return null;
+  }
+
+  async function callDisclosure(r, req) {
+    const o = disclosureOf(r, req.option);
+    if (!o) return { missing: disclosures(docBody(document)).filter((el) => !isExpanded(el)).map(discLabel).slice(0, cfg.maxOptions) };
+    if (isExpanded(o.el)) return { ok: true, submitted: false, already: true };
+    const watch = watchStart();
+    expect(watch, { kind: 'disclosure', r, option: req.option, page: bodyText() });
+    const at = aim(o.el);
+    if (!at) clickEl(o.el);
+    return { ok: true, submitted: true, watch, verify: true, click: at };
+  }
+
+  async function callSwitch(r, req, reg) {
+    if (r.disclosure) return callDisclosure(r, req);
     if (!live(r)) return { error: 'stale' };
     const o = optionOf(r, req.option);
     if (!o) return { error: 'gone' };
     if (isCurrent(o.el) || isCurrent(parentElement(o.el))) return { ok: true, submitted: false, already: true };
     const watch = watchStart();
-    expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document) });
+    expect(watch, { kind: 'switch', r, option: req.option, page: bodyText(), url: docURL(document), lists: listStates(reg) });
     const at = aim(o.el);
     if (!at) clickEl(o.el);
     return { ok: true, submitted: true, watch, verify: true, click: at };
+  }
+
+  // A switch's option that names a kind of item (a filter) has not done
+  // its work when a list that showed items of that kind shows none now, or
+  // shows items that are not of it while it can tell (ticked or not):
+  // { seen: false, what, before, matching }, else null.
+  function filtered(e) {
+    const kind = kindOf(e.option);
+    if (!kind) return null;
+    for (const l of e.lists || []) {
+      const matching = l.before.filter(kind).length;
+      const now = live(l.r) ? itemsOf(l.r).slice(0, 200).map(itemState) : [];
+      if (l.before.length && !now.length && matching) return { seen: false, what: 'emptied', before: l.before.length, matching };
+      const ticks = l.before.some((s) => s.ticked) !== l.before.every((s) => s.ticked) || now.some((s) => s.ticked);
+      const other = now.filter((s) => !kind(s)).length;
+      if (ticks && other && kind({ ticked: true, words: new Set() }) !== kind({ ticked: false, words: new Set() })) return { seen: false, what: 'unfiltered', before: now.length, matching: other };
+    }
+    return null;
   }
 
   // Whether what the call expected is on the page now: { seen, what }.
@@ -984,6 +1290,8 @@
     if (!e) return { seen: false, what: 'unknown' };
     switch (e.kind) {
       case 'text': {
+        const bad = newlyInvalid(e);
+        if (bad.length) return { seen: false, what: 'invalid', messages: bad };
         const page = bodyText();
         if (e.text) return occurrences(page, e.text) > e.count ? { seen: true, what: 'shown' } : { seen: false, what: 'text-absent' };
         return page !== e.page || docURL(document) !== e.url ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
@@ -1005,7 +1313,14 @@
         const has = labels.includes(e.text), left = labels.filter((t) => t === e.label).length;
         return has && (left < e.count || e.text === e.label) ? { seen: true, what: 'renamed' } : { seen: false, what: has ? 'both' : 'not-renamed' };
       }
+      case 'disclosure': {
+        const o = disclosureOf(e.r, e.option);
+        if (o && isExpanded(o.el)) return { seen: true, what: 'expanded' };
+        return bodyText() !== e.page ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
+      }
       case 'switch': {
+        const wrong = filtered(e);
+        if (wrong) return wrong;
         const o = optionOf(e.r, e.option);
         if (docURL(document) !== e.url || (o && (isCurrent(o.el) || isCurrent(parentElement(o.el))))) return { seen: true, what: 'current' };
         return bodyText() !== e.page ? { seen: true, what: 'changed' } : { seen: false, what: 'unchanged' };
@@ -1200,9 +1515,12 @@
     return parts.join('\n').slice(0, limit);
   }
 
-  async function settle(id, firstMs, quietMs, maxMs, limit) {
+  // keep: the watch goes on (the engine settles it again once the page's
+  // requests are answered: a later settle waits afresh for changes).
+  async function settle(id, firstMs, quietMs, maxMs, limit, keep) {
     const w = watches.get(id);
     if (!w) return { text: '', busy: false };
+    if (w.settled) { w.start = performance.now(); w.first = 0; }
     let busy = false;
     await new Promise((resolve) => {
       const tick = () => {
@@ -1213,9 +1531,32 @@
       };
       tick();
     });
-    w.mo.disconnect();
-    watches.delete(id);
+    if (keep) w.settled = true;
+    else { w.mo.disconnect(); watches.delete(id); }
     return { text: changedText(w.nodes, limit), busy };
+  }
+
+  // A new page as a call's answer tells it: its main heading and the text
+  // of its main content without the navigation around it (menus, side
+  // bars, the page's header and footer), lean.
+  const AROUND = CHROME + ',header,footer,[role=complementary],[role=search]';
+  const AROUND_CLASS = /(^|[\s_-])(sidebar|side-bar|sidenav|navbar|topbar|breadcrumbs?|skip-link)($|[\s_-])/i;
+  function pageSummary(limit) {
+    const body = docBody(document);
+    if (!body) return { heading: '', text: '' };
+    const root = qs(body, 'main,[role=main]') || body;
+    const around = Array.from(qsa(root, AROUND + ',[class*=bar],[class*=nav],[class*=crumb],[id*=bar],[id*=nav]')).filter((el) => (matches(el, AROUND) && inChrome(el)) || AROUND_CLASS.test(hintOf(el)));
+    let text = innerTextOf(root);
+    for (const el of around) {
+      if (around.some((o) => o !== el && contains(o, el))) continue;
+      const t = innerTextOf(el).trim();
+      if (t) text = text.replace(t, '');
+    }
+    const h = Array.from(qsa(root, 'h1')).concat(Array.from(qsa(root, HEADINGS))).find((x) => visible(x) && !around.some((o) => contains(o, x)));
+    const heading = h ? clean(innerTextOf(h), cfg.textMax) : '';
+    text = text.replace(/\n\s*\n+/g, '\n').trim();
+    if (heading && text.startsWith(heading)) text = text.slice(heading.length).trim();
+    return { heading, text: text.slice(0, limit) };
   }
 
   function pageText(limit) {
@@ -1245,6 +1586,7 @@
       case 'check': return f.el.checked;
       case 'radio': case 'checks': return f.els.map((e) => e.checked);
       case 'multi': return Array.from(f.el.options, (o) => o.selected);
+      case 'file': return f.el.files.length;
     }
   }
 
@@ -1257,6 +1599,8 @@
       case 'radio': f.els.forEach((e, i) => { if (old[i] && !e.checked) clickEl(e); else if (!old[i] && e.checked) e.checked = false; }); break;
       case 'checks': f.els.forEach((e, i) => setChecked(e, old[i])); break;
       case 'multi': Array.from(f.el.options).forEach((o, i) => { o.selected = old[i]; }); fire(f.el, 'input'); fire(f.el, 'change'); break;
+      // (The engine attached the files before the call: none stays.)
+      case 'file': if (f.el.files.length) { f.el.value = ''; fire(f.el, 'input'); fire(f.el, 'change'); } break;
     }
   }
 
@@ -1343,6 +1687,7 @@
       if (f.kind === 'widget') ok = f.el.value === String(v) || (f.el.value !== '' && loose(f.w.value) === loose(v));
       else if (f.kind === 'select') ok = f.el.value === optionFor(f.el, v).value;
       else if (f.kind === 'text') ok = f.el.value !== '' || String(v) === ''; // a date or number input empties itself on what it cannot read
+      else if (f.kind === 'file') ok = f.el.files.length === Number(v);
       if (!ok) out.push({ f: i, holds: clean(f.el.value, cfg.valueMax) });
     }
     return out;
@@ -1364,10 +1709,11 @@
     if (!to) return null;
     const out = [];
     for (const el of formElements(r.form)) {
-      if (!isCredential(el) || el.disabled) continue;
+      const file = localName(el) === 'input' && el.type === 'file';
+      if (!(isCredential(el) || file) || el.disabled) continue;
       const i = r.fields.findIndex((f) => f.el === el);
-      const v = pending && pending.has(i) ? pending.get(i) : el.value;
-      if (v != null && v !== '') out.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '' });
+      const v = pending && pending.has(i) ? pending.get(i) : file ? el.files.length : el.value;
+      if (v != null && v !== '' && v !== 0) out.push({ f: i, label: i < 0 ? clean(fieldLabel(el) || attr(el, 'name'), cfg.textMax) : '', file });
     }
     return out.length ? { crossOrigin: to, credentials: out } : null;
   }
@@ -1379,14 +1725,16 @@
     for (const [f, , i] of fields) {
       if (!f || (f.el && !isConnected(f.el)) || (f.els && !f.els.every(isConnected))) return { error: 'gone' };
     }
+    // (Files the engine attached for this call go again when it stops here.)
+    const unattach = (out) => { for (const [f] of fields) if (f.kind === 'file') restore(f, 0); return out; };
     for (const [f, v, i] of fields) {
       const msg = precheck(f, v);
-      if (msg) return { invalid: [{ f: i, message: msg }] };
+      if (msg) return unattach({ invalid: [{ f: i, message: msg }] });
     }
     // Before anything is typed, and again just before the submit (the
     // page may move its form's action as it is filled in).
     const away = req.submit && credentialsAway(r, req, new Map(fields.map(([, v, i]) => [i, v])));
-    if (away) return away;
+    if (away) return unattach(away);
     const old = fields.map(([f]) => snapshot(f));
     for (const [f, v] of fields) fill(f, v);
     await tick(); // let a framework re-render (enable the submit button, say)
@@ -1449,7 +1797,7 @@
     }
     if (req.kind === 'item' || req.kind === 'switch') {
       const r = (req.kind === 'item' ? reg.items : reg.switches)[req.id];
-      return r ? (req.kind === 'item' ? callItem(r, req) : callSwitch(r, req)) : { error: 'stale' };
+      return r ? (req.kind === 'item' ? callItem(r, req) : callSwitch(r, req, reg)) : { error: 'stale' };
     }
     if (req.kind === 'list') {
       const r = reg.lists[req.id];
@@ -1473,11 +1821,19 @@
     return { error: 'stale' };
   }
 
+  // A form's file field, as an element (the engine attaches files to it).
+  function fileInput(gen, id, f) {
+    const reg = registries.get(gen);
+    const r = reg && reg.forms[id];
+    const field = r && r.fields[f];
+    return field && field.kind === 'file' && isConnected(field.el) ? field.el : null;
+  }
+
   Object.defineProperty(globalThis, cfg.key, {
     value: Object.freeze({
       // As JSON text: one string crosses CDP much faster than the object.
       discover: leased(() => discoverAndStore().then(([, , json]) => json)),
-      call: leased(call), settle: leased(settle), pageText: leased(pageText), verify: leased(verify),
+      call: leased(call), settle: leased(settle), pageText: leased(pageText), pageSummary: leased(pageSummary), verify: leased(verify), fileInput: leased(fileInput),
       renew,
       stop: () => { stopped = true; observer.disconnect(); clearTimeout(timer); },
     }),
