@@ -151,10 +151,17 @@ func (t *serverWS) read() ([]byte, error) {
 			t.closeNow(websocket.CloseMessageTooBig, fmt.Sprintf("browser-coordinator: a message over %d MiB", MaxMessage>>20))
 			return nil, fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
 		}
+		// The payload is read in steps no larger than what has arrived so
+		// far (or 64 KiB): a frame that claims 512 MiB takes memory only as
+		// its bytes come.
 		at := len(t.msg)
-		t.msg = grow(t.msg, int(n))
-		if err := t.payload(t.msg[at:]); err != nil {
-			return nil, err
+		for left := int(n); left > 0; {
+			step := min(left, max(len(t.msg), 64<<10))
+			t.msg = grow(t.msg, step)
+			if err := t.payload(t.msg[len(t.msg)-step:]); err != nil {
+				return nil, err
+			}
+			left -= step
 		}
 		unmask(key, t.msg[at:])
 		if fin {
@@ -163,12 +170,14 @@ func (t *serverWS) read() ([]byte, error) {
 	}
 }
 
-// grow lengthens b by n bytes, keeping what it holds.
+// grow lengthens b by n bytes, keeping what it holds. Its room at least
+// doubles: a message in many fragments is copied a few times, not once per
+// fragment.
 func grow(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b[:len(b)+n]
 	}
-	out := make([]byte, len(b)+n, max(len(b)+n, 512))
+	out := make([]byte, len(b)+n, max(len(b)+n, 2*cap(b), 512))
 	copy(out, b)
 	return out
 }
