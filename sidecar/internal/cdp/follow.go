@@ -16,6 +16,9 @@ type Target struct {
 	URL      string `json:"url"`
 	Attached bool   `json:"attached"`
 	OpenerID string `json:"openerId,omitempty"`
+	// BrowserContextID is the browser context the target lives in (its
+	// cookies and storage); see Contexts.
+	BrowserContextID string `json:"browserContextId,omitempty"`
 }
 
 // Update is what one Target event changed.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -39,6 +40,9 @@ type PeerOptions struct {
 	// Event, if set, rewrites or drops (nil) each event before delivery; it
 	// sees them decoded (a Policy's hook).
 	Event func(*Message) *Message
+	// EventDomain, if set, is the method prefix ("Target.") of the only
+	// events Event sees; the others pass undecoded.
+	EventDomain string
 }
 
 // Peer is one party on a connection, with sessions of its own.
@@ -242,7 +246,8 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 // own (browser-level) session, unless it is a Root peer.
 func (p *Peer) event(data []byte, env envelope) {
 	strip := p.root != "" && env.session == p.root
-	if p.o.Event != nil || p.o.OnEvent != nil {
+	hook := p.o.Event != nil && strings.HasPrefix(env.method, p.o.EventDomain)
+	if hook || p.o.OnEvent != nil {
 		var m Message
 		if json.Unmarshal(data, &m) != nil {
 			return
@@ -253,7 +258,7 @@ func (p *Peer) event(data []byte, env envelope) {
 		if p.o.Deliver == nil {
 			return
 		}
-		if p.o.Event != nil {
+		if hook {
 			before := m
 			out := p.o.Event(&m)
 			switch {
