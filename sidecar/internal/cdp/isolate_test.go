@@ -266,5 +266,3 @@ func TestIsolatedBrowserCloseEndsTheClientOnly(t *testing.T) {
 		t.Fatalf("the browser went: %v", err)
 	}
 }
-
-
