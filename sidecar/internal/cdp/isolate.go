@@ -40,9 +40,8 @@ import (
 // where what names no context goes) and those its clients created. Every
 // connection of the agent shares them.
 type Contexts struct {
-	base string
-
 	mu   sync.Mutex
+	base string
 	made map[string]bool
 }
 
@@ -52,19 +51,34 @@ func NewContexts(base string) *Contexts {
 }
 
 // Base is the agent's own browser context.
-func (s *Contexts) Base() string { return s.base }
+func (s *Contexts) Base() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base
+}
 
 // Has: id is one of the agent's contexts.
 func (s *Contexts) Has(id string) bool {
 	if id == "" {
 		return false
 	}
-	if id == s.base {
-		return true
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.made[id]
+	return id == s.base || s.made[id]
+}
+
+// Replace makes base the agent's own context, for every client of the
+// agent at once, and returns the contexts it had (the owner disposes them):
+// the agent starts afresh (a stop of its browser).
+func (s *Contexts) Replace(base string) (old []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old = append(old, s.base)
+	for id := range s.made {
+		old = append(old, id)
+	}
+	s.base, s.made = base, map[string]bool{}
+	return old
 }
 
 // Made lists the contexts the agent's clients created (and did not

@@ -37,6 +37,10 @@ type Status struct {
 	// Everyday says what is connected of the user's own browser (backend
 	// everyday, running).
 	Everyday *state.Everyday `json:"everyday,omitempty"`
+
+	// Agent is the asking agent's own part, when it has an endpoint of its
+	// own (--isolated: an MCP session over HTTP; see agents.go).
+	Agent *AgentStatus `json:"agent,omitempty"`
 }
 
 // Status reports where the coordinator is.

@@ -42,6 +42,10 @@ var statusAbout = about{
 	"vscode.tier":      {enum: []any{1, 2}, desc: "2: VS Code's own browser view; 1: a launched browser"},
 	"vscode.port":      {desc: "VS Code's CDP port, when known"},
 	"vscode.source":    {desc: "which step found it: VSCODE_CDP_PORT, port file, parent process"},
+	"agent":            {desc: "--isolated: this session's own part of the browser; its CDP clients connect to its endpoints and see its tabs and cookies only"},
+	"agent.cdpEndpoint": {desc: "this session's CDP endpoint: give it to automation tools (e.g. --cdp-endpoint); it reaches this session's browser context only"},
+	"agent.wsEndpoint":  {desc: "the same, as a browser WebSocket URL"},
+	"agent.browserContextId": {desc: "this session's browser context, once made"},
 }
 
 // statusWithChild is coordinator_status's answer in single-entry mode.

@@ -59,20 +59,27 @@ type Engine interface {
 // NewEngine makes the real engine.
 func NewEngine(sess pagetools.Session, cfg pagetools.Config) Engine { return pagetools.New(sess, cfg) }
 
-// Coordinator is c as a Browser.
-func Coordinator(c *coordinator.Coordinator) Browser { return coord{c} }
+// Coordinator is c as a Browser: the tabs of its own agent.
+func Coordinator(c *coordinator.Coordinator) Browser { return Agent(c.Own()) }
 
-type coord struct{ c *coordinator.Coordinator }
+// Agent is the browser one agent of a coordinator sees (with --isolated,
+// the tabs of its own browser contexts).
+func Agent(a *coordinator.Agent) Browser { return coord{a.Coordinator(), a} }
 
-func (k coord) FrontTab() (coordinator.Tab, bool) { return k.c.FrontTab() }
+type coord struct {
+	c *coordinator.Coordinator
+	a *coordinator.Agent
+}
+
+func (k coord) FrontTab() (coordinator.Tab, bool) { return k.a.FrontTab() }
 func (k coord) RunningTabs(ctx context.Context) ([]coordinator.Tab, error) {
-	return k.c.RunningTabs(ctx)
+	return k.a.RunningTabs(ctx)
 }
 func (k coord) BackendKey() string                            { return k.c.BackendKey() }
 func (k coord) Disconnected() error                           { return k.c.Disconnected() }
 func (k coord) Subscribe() (<-chan coordinator.Event, func()) { return k.c.Subscribe() }
 func (k coord) AttachTab(ctx context.Context, tabID string, onEvent func(string, json.RawMessage)) (Session, error) {
-	s, err := k.c.AttachRunningTab(ctx, tabID, func(m cdp.Message) { onEvent(m.Method, m.Params) })
+	s, err := k.a.AttachRunningTab(ctx, tabID, func(m cdp.Message) { onEvent(m.Method, m.Params) })
 	if err != nil {
 		return nil, err
 	}
