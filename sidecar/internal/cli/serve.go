@@ -41,11 +41,11 @@ type serveFlags struct {
 	// insecureNoToken serves HTTP without a token (an embedder that owns
 	// a single-user machine).
 	insecureNoToken bool
-	proxyAuth       string // on: the CDP endpoint carries the coordinator's secret; off: not
-	pageTools       string // dynamic, static or off
-	tools           string // default, or progressive (the seed's own surface)
-	followUserFocus bool   // progressive: focus follows the tab in front too
-	allowFiles      bool   // file:// URLs may be opened (in every backend)
+	proxyAuth       string  // on: the CDP endpoint carries the coordinator's secret; off: not
+	pageTools       string  // dynamic, static or off
+	tools           string  // default, or progressive (the seed's own surface)
+	followUserFocus bool    // progressive: focus follows the tab in front too
+	allowFiles      bool    // file:// URLs may be opened (in every backend)
 	isolated        triBool // every agent a browser context of its own (isolated.go)
 
 	// allowOrigins are the web pages let in over --transport http (CORS).
@@ -192,7 +192,7 @@ func runServe(args []string) int {
 		return code
 	}
 	stateDir := state.DefaultDir(f.stateDir)
-	surface, _ := f.surface(log) // checked with the other flags
+	surface, _ := f.surface(log)  // checked with the other flags
 	isolation, _ := f.isolation() // checked with the other flags
 	cfg := coordinator.Config{
 		Isolation:     isolation,

@@ -375,9 +375,9 @@ func (s scopedPages) CurrentURL() string {
 	return t.URL
 }
 
-func (s scopedPages) Front() (Tab, bool)         { return s.p.frontWhere(s.page) }
+func (s scopedPages) Front() (Tab, bool)       { return s.p.frontWhere(s.page) }
 func (s scopedPages) Changed() <-chan struct{} { return s.p.Changed() }
-func (s scopedPages) Shutdown()                  {} // the follower is the backend's
+func (s scopedPages) Shutdown()                {} // the follower is the backend's
 
 // proxyAgents are the agents the proxy lets in by their secrets: none
 // without isolation.

@@ -56,9 +56,9 @@ func New(c *coordinator.Coordinator) *server.MCPServer {
 type handlers struct {
 	c     *coordinator.Coordinator
 	tabs  *coordinator.Agent // whose tabs (Options.Agent)
-	child ChildReporter // single-entry mode (--mcp); nil without a child
-	pages *pageSurface  // nil with --page-tools off
-	words remedy.Words  // this surface's (Words)
+	child ChildReporter      // single-entry mode (--mcp); nil without a child
+	pages *pageSurface       // nil with --page-tools off
+	words remedy.Words       // this surface's (Words)
 }
 
 // launchArgs are coordinator_launch_browser's arguments: a
