@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/endpoint"
@@ -63,7 +64,7 @@ type Agent struct {
 	name   string // for the log
 
 	mu     sync.Mutex // held while its context is made: one per browser
-	on     *backend   // the browser ctxs were made in
+	on     *run       // the browser ctxs were made in
 	ctxs   *cdp.Contexts
 	closed bool
 }
@@ -180,7 +181,7 @@ func (a *Agent) disposeLocked() {
 var ErrAgentGone = errors.New("this agent has left (its MCP session ended): start a new session")
 
 // contexts are the agent's contexts in b, made on first need.
-func (a *Agent) contexts(ctx context.Context, b *backend) (*cdp.Contexts, error) {
+func (a *Agent) contexts(ctx context.Context, b *run) (*cdp.Contexts, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -209,7 +210,7 @@ func (a *Agent) contexts(ctx context.Context, b *backend) (*cdp.Contexts, error)
 
 // known are the agent's contexts in b if they were made there (nil
 // otherwise): for what must not wait or make anything.
-func (a *Agent) known(b *backend) *cdp.Contexts {
+func (a *Agent) known(b *run) *cdp.Contexts {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.on != b {
@@ -222,17 +223,17 @@ func (a *Agent) known(b *backend) *cdp.Contexts {
 // launched browser, or one attached to (if it allows contexts: creating
 // one says). VS Code's browser view is one page; the everyday browser
 // shows tabs, not contexts.
-func (b *backend) isolates() bool {
+func (b *run) isolates() bool {
 	return b.kind == state.BackendTier1 || (b.kind == state.BackendAttach && b.proxy.Filter == nil)
 }
 
-func errCannotIsolate(b *backend) error {
+func errCannotIsolate(b *run) error {
 	return fmt.Errorf("--isolated: %s cannot give each agent a browser context of its own (%s); the coordinator is started with --isolated, so it serves no agent here", b.describe, b.kind)
 }
 
 // caller is the coordinator's own CDP connection to the backend's browser
 // (its tab follower's), for what it does on the browser's behalf.
-func (b *backend) caller(ctx context.Context) (cdp.Caller, error) {
+func (b *run) caller(ctx context.Context) (cdp.Caller, error) {
 	p, ok := b.pages.(*pages)
 	if !ok {
 		return nil, errCannotIsolate(b)
@@ -246,7 +247,7 @@ func (b *backend) caller(ctx context.Context) (cdp.Caller, error) {
 // isolation is the proxy's cdpproxy.Isolation for one backend.
 type isolation struct {
 	c *Coordinator
-	b *backend
+	b *run
 }
 
 func (i isolation) Join(ctx context.Context, secret string) (*cdp.Contexts, func(), error) {
@@ -293,7 +294,7 @@ func (i isolation) agentFor(secret string) (a *Agent, perConnection bool) {
 
 // proxyBackend is what the proxy serves of b: with isolation, every client
 // in its agent's contexts; a backend that cannot isolate then serves no one.
-func (c *Coordinator) proxyBackend(b *backend) (cdpproxy.Backend, error) {
+func (c *Coordinator) proxyBackend(b *run) (cdpproxy.Backend, error) {
 	if !c.Isolated() {
 		return b.proxy, nil
 	}
@@ -308,7 +309,7 @@ func (c *Coordinator) proxyBackend(b *backend) (cdpproxy.Backend, error) {
 // The agent's view of the tabs: with isolation, the pages of its contexts.
 
 // pagesOn are the tabs the agent sees in b.
-func (a *Agent) pagesOn(ctx context.Context, b *backend) (Pages, error) {
+func (a *Agent) pagesOn(ctx context.Context, b *run) (backend.Pages, error) {
 	if b.pages == nil {
 		return nil, errors.New("this browser has no tabs the coordinator can follow")
 	}
@@ -452,3 +453,9 @@ func (a *Agent) Status() Status {
 	}
 	return s
 }
+
+// BackendKey, Disconnected and Subscribe are the coordinator's, for those
+// that follow an agent's tabs (pagefocus).
+func (a *Agent) BackendKey() string                        { return a.c.BackendKey() }
+func (a *Agent) Disconnected() error                       { return a.c.Disconnected() }
+func (a *Agent) Subscribe() (<-chan backend.Event, func()) { return a.c.Subscribe() }

@@ -9,12 +9,12 @@
 // that one start (a flight). A browser that exits on its own is noticed
 // (crashed); the next need launches it again with the same options.
 //
-// Instead of launching, the coordinator can front a browser it did not start
-// (a Source: VS Code's port, an --cdp-endpoint, the everyday browser),
-// reached through the Source's Connector. Data flows one way: whoever
-// decides the source (the VS Code tier watcher, the command line) calls
-// SetSource; what happens to it (a source that did not answer and was
-// replaced by a launched browser) comes back as an Event.
+// Every backend is a Source with a Connector (package backend): launching a
+// browser is one (the default), fronting one the coordinator did not start
+// is another (VS Code's port, an --cdp-endpoint, the everyday browser). Data
+// flows one way: whoever decides the source (the VS Code tier watcher, the
+// command line) calls SetSource; what happens to it (a source that did not
+// answer and was replaced by a launched browser) comes back as an Event.
 //
 // All mutable state is one machine value, changed only through update, which
 // checks the invariants after every change.
@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/launcher"
@@ -38,27 +39,6 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 )
-
-// State is where the browser is in its lifecycle.
-type State string
-
-const (
-	Idle      State = "idle"      // no browser yet; the first need starts one
-	Launching State = "launching" // a start is under way; needs wait for it
-	Running   State = "running"   // the browser answers CDP behind the proxy
-	Stopped   State = "stopped"   // stopped on request; the next need starts one again
-	Crashed   State = "crashed"   // went away on its own; the next need starts one again
-)
-
-// Options are what a launch uses. The zero value launches the first
-// detected browser, headed, with a temporary profile.
-type Options struct {
-	BrowserType browsers.Type // "" means the first detected
-	BrowserPath string        // explicit executable; overrides BrowserType
-	Headless    bool
-	UserDataDir string // persistent profile; "" means temporary
-	URL         string // first page; "" means about:blank
-}
 
 // Config configures a Coordinator.
 type Config struct {
@@ -73,8 +53,9 @@ type Config struct {
 	NoProxySecret bool
 	// Detector finds browsers; nil means browsers.System().
 	Detector *browsers.Detector
-	// Launcher starts browsers; nil means the real one (package launcher).
-	Launcher Launcher
+	// Launcher launches browsers; nil means the real one (package
+	// launcher). It is the connector of the launching Source.
+	Launcher backend.Connector
 	// LaunchTimeout and StopTimeout tune the launcher; 0 means its defaults.
 	LaunchTimeout, StopTimeout time.Duration
 	Logger                     *slog.Logger
@@ -120,13 +101,13 @@ type Coordinator struct {
 	cfg       Config
 	log       *slog.Logger
 	detect    *browsers.Detector // without version reading: launch must be fast
-	launch    Launcher
+	launching *Source            // what the coordinator launches when it fronts nothing else
 	proxy     *cdpproxy.Proxy
 	statePath string
 	token     string
 	workspace string
 	started   time.Time
-	ctx       context.Context // lives until Close; backends live under it
+	ctx       context.Context // lives until Close; starts live under it
 	cancel    context.CancelFunc
 
 	ops sync.Mutex // serializes launch / stop / restart / source changes
@@ -143,70 +124,6 @@ type Coordinator struct {
 	dirty     chan struct{} // a state file write is wanted (publishSoon)
 
 	work sync.WaitGroup // flights, backend watchers, backends ending in the background
-}
-
-// machine is everything about the coordinator that changes. Only update
-// changes it.
-type machine struct {
-	state    State
-	cur      *backend // what runs now
-	flight   *flight  // the start in progress, shared by every need
-	opts     Options  // what the next launch uses
-	source   *Source  // nil: launch a browser
-	fallback string   // why the source's browser was replaced by a launched one
-	lastErr  error
-	last     *state.Browser
-	closed   bool
-	launches int // starts so far (tests check the single flight)
-	vscode   *VSCodeStatus
-}
-
-// check is the machine's invariants; a violation is a bug.
-func (m *machine) check() {
-	switch {
-	case (m.state == Running) != (m.cur != nil):
-		panic(fmt.Sprintf("coordinator: state %s with a current backend: %v (Running ⇔ a current backend)", m.state, m.cur != nil))
-	case (m.state == Launching) != (m.flight != nil):
-		panic(fmt.Sprintf("coordinator: state %s with a start in flight: %v (Launching ⇔ a flight)", m.state, m.flight != nil))
-	case m.closed && m.state != Stopped:
-		panic(fmt.Sprintf("coordinator: closed in state %s", m.state))
-	}
-}
-
-// update applies change to the machine and checks the invariants.
-func (c *Coordinator) update(change func(m *machine)) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	change(&c.m)
-	c.m.check()
-}
-
-// read returns a copy of the machine.
-func (c *Coordinator) read() machine {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m
-}
-
-// VSCodeStatus says how the coordinator relates to VS Code; the VS Code tier
-// watcher sets it.
-type VSCodeStatus struct {
-	Inside bool   `json:"inside"`           // running in VS Code (TERM_PROGRAM or VSCODE_PID)
-	Tier   int    `json:"tier"`             // 2: VS Code's own browser view; 1: a launched browser
-	Port   int    `json:"port,omitempty"`   // VS Code's CDP port, when known
-	Source string `json:"source,omitempty"` // which step found it: VSCODE_CDP_PORT, port file, parent process
-	Reason string `json:"reason"`           // why this tier, in words
-}
-
-// flight is one start that any number of needs wait for.
-type flight struct {
-	done   chan struct{}
-	err    error
-	prev   State              // where a failed start returns to
-	cancel context.CancelFunc // stops the start
-	// takenBack says why the machine let go of the start (under c.mu):
-	// ErrStopped (a stop, or Close) or errSuperseded (the source changed).
-	takenBack error
 }
 
 // New sweeps what dead coordinators left, binds the proxy port and writes the
@@ -230,8 +147,9 @@ func New(cfg Config) (*Coordinator, error) {
 	fast.Version = nil // the browser says its version after launch, for free
 	launch := cfg.Launcher
 	if launch == nil {
-		launch = systemLauncher{}
+		launch = launchConnector{detect: &fast, profileRoot: profileRoot(cfg.StateDir), launchTimeout: cfg.LaunchTimeout, stopTimeout: cfg.StopTimeout, log: log}
 	}
+	launching := launchSource(launch)
 	workspace := cfg.Workspace
 	if workspace == "" {
 		workspace, _ = os.Getwd()
@@ -241,14 +159,14 @@ func New(cfg Config) (*Coordinator, error) {
 		cfg:       cfg,
 		log:       log,
 		detect:    &fast,
-		launch:    launch,
+		launching: launching,
 		statePath: state.Path(cfg.StateDir, state.NewInstance()),
 		token:     randomToken(),
 		workspace: workspace,
 		started:   time.Now(),
 		ctx:       ctx,
 		cancel:    cancel,
-		m:         machine{state: Idle, opts: cfg.Options},
+		m:         machine{state: Idle, opts: cfg.Options, source: launching},
 		dirty:     make(chan struct{}, 1),
 	}
 	c.own = &Agent{c: c, name: "the coordinator's own"}
@@ -270,7 +188,11 @@ func New(cfg Config) (*Coordinator, error) {
 	return c, nil
 }
 
-func (c *Coordinator) profileRoot() string { return filepath.Join(c.cfg.StateDir, "profiles") }
+// profileRoot holds the temporary profiles of the browsers launched with
+// this state folder.
+func profileRoot(stateDir string) string { return filepath.Join(stateDir, "profiles") }
+
+func (c *Coordinator) profileRoot() string { return profileRoot(c.cfg.StateDir) }
 
 // sweep removes the state files and temporary profiles of dead coordinators.
 func (c *Coordinator) sweep() {
@@ -321,12 +243,12 @@ func (c *Coordinator) Ensure(ctx context.Context) (Status, error) {
 // ensure returns the running backend, joining or starting the one start. A
 // backend that went away and was not noticed yet is noticed here: the need
 // waits for the next start instead of meeting a dead browser.
-func (c *Coordinator) ensure(ctx context.Context) (*backend, error) {
+func (c *Coordinator) ensure(ctx context.Context) (*run, error) {
 	for {
 		var (
 			f    *flight
-			b    *backend
-			dead *backend
+			b    *run
+			dead *run
 		)
 		c.update(func(m *machine) {
 			if m.closed {
@@ -378,30 +300,22 @@ func (c *Coordinator) startLocked(m *machine) *flight {
 	return f
 }
 
-// fly runs one start: connect to the source, or launch (also when a source
-// that allows it does not answer), then lands it in the machine.
+// fly runs one start: bring the source's browser up (or launch one, when a
+// source that allows it does not answer), then land it in the machine.
 func (c *Coordinator) fly(ctx context.Context, f *flight, opts Options, src *Source) {
 	defer c.work.Done()
 	c.publishQuietly()
-	var (
-		b        *backend
-		err      error
-		fellBack string
-	)
-	if src != nil {
-		b, err = c.connectBackend(ctx, src)
-		if err != nil && src.Fallback && errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
-			fellBack = fmt.Sprintf("%s does not answer (%v): a launched browser is used instead", src.Describe, err)
-			c.log.Warn("falling back to a launched browser", "source", src.Describe, "err", err)
-			b, err = c.launchBackend(ctx, opts)
-		}
-	} else {
-		b, err = c.launchBackend(ctx, opts)
+	var fellBack string
+	b, err := c.start(ctx, src, opts)
+	if err != nil && src.Fallback && errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
+		fellBack = fmt.Sprintf("%s does not answer (%v): a launched browser is used instead", src.Describe, err)
+		c.log.Warn("falling back to a launched browser", "source", src.Describe, "err", err)
+		b, err = c.start(ctx, c.launching, opts)
 	}
 	if err != nil && ctx.Err() != nil && c.ctx.Err() == nil {
 		err = ErrStopped
 	}
-	var discard *backend
+	var discard *run
 	c.update(func(m *machine) {
 		if m.flight != f {
 			// Stop, Close or a source change took this start back: its
@@ -411,7 +325,7 @@ func (c *Coordinator) fly(ctx context.Context, f *flight, opts Options, src *Sou
 		}
 		m.flight = nil
 		if fellBack != "" && m.source == src {
-			m.source, m.fallback = nil, fellBack
+			m.source, m.fallback = c.launching, fellBack
 		}
 		switch {
 		case err == nil:
@@ -445,8 +359,9 @@ func (c *Coordinator) fly(ctx context.Context, f *flight, opts Options, src *Sou
 // watch notices a backend that goes away while it is still the current one:
 // a launched browser that exits, a lost connection to an external one. It
 // also passes page changes on (the state file's currentUrl).
-func (c *Coordinator) watch(b *backend) {
+func (c *Coordinator) watch(b *run) {
 	defer c.work.Done()
+	changes := b.changes()
 	for {
 		var changed <-chan struct{}
 		if b.pages != nil {
@@ -457,7 +372,7 @@ func (c *Coordinator) watch(b *backend) {
 			c.publishSoon()
 			c.events.emit(Event{Kind: PagesChanged})
 			continue
-		case <-b.changes:
+		case <-changes:
 			c.publishSoon()
 			c.events.emit(Event{Kind: StateChanged})
 			continue
@@ -474,7 +389,7 @@ func (c *Coordinator) watch(b *backend) {
 // backend (a need may have noticed first), and cleans up after it: its
 // clients are dropped, a launched browser is reaped and its temporary
 // profile removed.
-func (c *Coordinator) crashed(b *backend) {
+func (c *Coordinator) crashed(b *run) {
 	if c.read().cur != b {
 		return // ended on purpose, or replaced: nothing to report, no reason to wait for
 	}
@@ -496,29 +411,11 @@ func (c *Coordinator) crashed(b *backend) {
 	c.events.emit(Event{Kind: StateChanged})
 }
 
-// takeBack detaches the start in flight and the current backend from the
-// machine (their owner ends them), and sets the state to final; m is c.m,
-// locked. It returns what the caller must end.
-func takeBack(m *machine, final State) (*flight, *backend) {
-	f, b := m.flight, m.cur
-	m.flight, m.cur = nil, nil
-	if f != nil {
-		f.takenBack = ErrStopped
-		if final != Stopped {
-			f.takenBack = errSuperseded
-		}
-	}
-	if f != nil || b != nil || m.state == Running || m.state == Launching {
-		m.state = final
-	}
-	return f, b
-}
-
 // end finishes what takeBack detached: a start is cancelled and waited for
 // (it cleans up what it started), a backend's clients are dropped (unless
 // the caller did), it is released when it is let go on purpose (letGo: not
 // a restart) and it is shut down.
-func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped, letGo bool) {
+func (c *Coordinator) end(ctx context.Context, f *flight, b *run, dropped, letGo bool) {
 	if f != nil {
 		f.cancel()
 		select {
@@ -540,9 +437,9 @@ func (c *Coordinator) end(ctx context.Context, f *flight, b *backend, dropped, l
 
 // Launch launches the browser now. Options that differ from those of the
 // running browser relaunch it with them; the proxy port stays the same. A
-// different URL alone does not relaunch a running browser. With a browser
-// the coordinator did not start (a Source), only the URL may change:
-// launching connects. launched reports whether this call started one.
+// different URL alone does not relaunch a running browser. With a source
+// that does not launch, only the URL may change: launching connects.
+// launched reports whether this call started one.
 func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Status, launched bool, err error) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
@@ -554,7 +451,7 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	}
 	running := m.state == Running
 	before := m.launches
-	if m.source != nil {
+	if !m.source.Launches {
 		if !sameBrowser(next, prev) {
 			return c.Status(), false, remedy.With(badRequest("%s is not a browser this coordinator started, so it cannot switch browser, profile or headless mode",
 				m.source.Describe), append([]remedy.Kind{remedy.Reconnect}, m.source.Remedies...)...)
@@ -568,11 +465,11 @@ func (c *Coordinator) Launch(ctx context.Context, change func(*Options)) (s Stat
 	}
 	c.update(func(m *machine) { m.opts = next })
 	b, err := c.ensure(ctx)
-	if err == nil && b.owned() && !sameBrowser(next, b.launched) {
+	if err == nil && b.launches && !sameBrowser(next, b.launched) {
 		// It was running, or starting, with the old options: every start
 		// from now on uses next, so one relaunch is enough.
 		var f *flight
-		var old *backend
+		var old *run
 		c.update(func(m *machine) { f, old = takeBack(m, Stopped) })
 		c.end(ctx, f, old, false, false)
 		_, err = c.ensure(ctx)
@@ -594,12 +491,7 @@ func sameBrowser(a, b Options) bool {
 
 // resolve finds the executable for o.
 func (c *Coordinator) resolve(o Options) (browsers.Browser, error) {
-	ctx, cancel := context.WithTimeout(c.ctx, 10*time.Second)
-	defer cancel()
-	if o.BrowserPath != "" {
-		return c.detect.FromPath(ctx, o.BrowserPath)
-	}
-	return c.detect.Find(ctx, o.BrowserType)
+	return resolve(c.ctx, c.detect, o)
 }
 
 // Stop stops the browser, or lets go of one the coordinator did not start,
@@ -609,7 +501,7 @@ func (c *Coordinator) Stop(ctx context.Context) (Status, error) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	var f *flight
-	var b *backend
+	var b *run
 	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
 	c.end(ctx, f, b, false, true)
 	c.publishQuietly()
@@ -623,7 +515,7 @@ func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	var f *flight
-	var b *backend
+	var b *run
 	c.update(func(m *machine) { f, b = takeBack(m, Stopped) })
 	c.end(ctx, f, b, false, false)
 	_, err := c.ensure(ctx)
@@ -632,19 +524,23 @@ func (c *Coordinator) Restart(ctx context.Context) (Status, error) {
 
 // SetSource switches what the proxy fronts: src's browser, or with nil a
 // browser the coordinator launches. Clients are disconnected and reconnect
-// through the same port; a source is connected at once. The old backend
-// ends in the background (a launched browser's graceful stop takes a while
-// and holds nothing up). The same source again (by Key) changes nothing.
+// through the same port; a source is connected at once unless it is Lazy
+// (a launch waits for the first need). The old backend ends in the
+// background (a launched browser's graceful stop takes a while and holds
+// nothing up). The same source again (by Key) changes nothing.
 func (c *Coordinator) SetSource(src *Source) {
+	if src == nil {
+		src = c.launching
+	}
 	c.ops.Lock()
 	defer c.ops.Unlock()
 	var (
 		f    *flight
-		old  *backend
+		old  *run
 		same bool
 	)
 	c.update(func(m *machine) {
-		same = (m.source == nil && src == nil) || (m.source != nil && src != nil && m.source.Key == src.Key)
+		same = m.source.Key == src.Key
 		if same || m.closed {
 			same = true
 			return
@@ -652,7 +548,7 @@ func (c *Coordinator) SetSource(src *Source) {
 		m.source, m.fallback = src, ""
 		f, old = takeBack(m, Idle)
 		m.state, m.lastErr = Idle, nil
-		if src != nil {
+		if !src.Lazy {
 			c.startLocked(m)
 		}
 	})
@@ -685,7 +581,7 @@ func (c *Coordinator) Close() error {
 	defer c.ops.Unlock()
 	var (
 		f      *flight
-		b      *backend
+		b      *run
 		closed bool
 	)
 	c.update(func(m *machine) {

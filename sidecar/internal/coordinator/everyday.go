@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/browsers"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/everyday"
@@ -100,7 +101,7 @@ func (c *Coordinator) EverydaySource() *Source {
 // now (or will on the next need).
 func (c *Coordinator) IsEveryday() bool {
 	m := c.read()
-	return m.source != nil && m.source.Kind == state.BackendEveryday
+	return m.source.Kind == state.BackendEveryday
 }
 
 type everydayConnector struct {
@@ -112,7 +113,7 @@ type everydayConnector struct {
 	log              *slog.Logger
 }
 
-func (k everydayConnector) Connect(ctx context.Context) (*Connection, error) {
+func (k everydayConnector) Connect(ctx context.Context, _ Options) (backend.Connection, error) {
 	if k.profile != "" {
 		return k.activePort(ctx, k.profile, "")
 	}
@@ -131,7 +132,7 @@ func (k everydayConnector) Connect(ctx context.Context) (*Connection, error) {
 }
 
 // extension opens the way through the extension, once it has connected.
-func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
+func (k everydayConnector) extension(ctx context.Context) (backend.Connection, error) {
 	ec, err := everyday.Open(everyday.Options{StateDir: k.stateDir, Folder: k.folder, Version: version.Get().Version, Reach: k.reach, Logger: k.log})
 	if err != nil {
 		return nil, err
@@ -153,42 +154,63 @@ func (k everydayConnector) extension(ctx context.Context) (*Connection, error) {
 	}
 	pages := followPages(context.Background(), conn, nil, false)
 	pages.followActivity(ec) // the user bringing a tab to the front: no CDP event says it
-	info := func() (state.Browser, *state.Everyday) {
-		s := ec.Status()
-		b := state.Browser{Type: strings.ToLower(s.Browser.Name), Version: s.Browser.Version}
-		if b.Type == "" {
-			b.Type = state.BackendEveryday
-		}
-		return b, &state.Everyday{
-			Via: ExtensionVia, Connected: s.Connected, ExtensionID: s.Extension.ID, ExtensionVersion: s.Extension.Version,
-			HostPID: s.HostPID, Tabs: s.Tabs, Reason: s.Reason,
-		}
+	return &viaExtension{conn: conn, ec: ec, version: v, pages: pages, log: k.log}, nil
+}
+
+// viaExtension is the user's own browser through the extension: a
+// connection the coordinator holds, over native messaging.
+type viaExtension struct {
+	conn    *cdp.Conn
+	ec      *everyday.Conn
+	version cdp.Version
+	pages   *pages
+	log     *slog.Logger
+}
+
+func (x *viaExtension) Conn() *cdp.Conn         { return x.conn }
+func (x *viaExtension) Endpoint() *cdp.Endpoint { return nil }
+func (x *viaExtension) Version() cdp.Version    { return x.version }
+func (x *viaExtension) Pages() backend.Pages    { return x.pages }
+
+// Done: only Close ends it; the extension going away is a state of its own.
+func (x *viaExtension) Done() <-chan struct{} { return x.conn.Done() }
+
+// Changed receives when the extension connects or goes away.
+func (x *viaExtension) Changed() <-chan struct{} { return x.ec.Changes() }
+
+func (x *viaExtension) Close(context.Context) error {
+	x.conn.Close()
+	return x.ec.Close() // the host tells the extension, which detaches from this coordinator's tabs
+}
+
+// Release closes the tabs the agent opened.
+func (x *viaExtension) Release(ctx context.Context) {
+	n, err := x.ec.CloseAgentTabs(ctx)
+	if err != nil {
+		x.log.Warn("could not close every tab the agent opened", "closed", n, "err", err)
+		return
 	}
-	b, _ := info()
+	x.log.Info("closed the tabs the agent opened", "closed", n)
+}
+
+func (x *viaExtension) Browser() state.Browser {
+	b, _ := x.Everyday()
 	if b.Version == "" {
-		b.Version = productVersion(v.Product)
+		b.Version = backend.ProductVersion(x.version.Product)
 	}
-	return &Connection{
-		Conn:    conn,
-		Version: v,
-		Pages:   pages,
-		Browser: b,
-		Done:    conn.Done(), // only Close ends it: the extension going away is a state of its own
-		Close: func() {
-			conn.Close()
-			ec.Close() // the host tells the extension, which detaches from this coordinator's tabs
-		},
-		Release: func(ctx context.Context) {
-			n, err := ec.CloseAgentTabs(ctx)
-			if err != nil {
-				k.log.Warn("could not close every tab the agent opened", "closed", n, "err", err)
-				return
-			}
-			k.log.Info("closed the tabs the agent opened", "closed", n)
-		},
-		Changed:  ec.Changes(),
-		Everyday: info,
-	}, nil
+	return b
+}
+
+func (x *viaExtension) Everyday() (state.Browser, *state.Everyday) {
+	s := x.ec.Status()
+	b := state.Browser{Type: strings.ToLower(s.Browser.Name), Version: s.Browser.Version}
+	if b.Type == "" {
+		b.Type = state.BackendEveryday
+	}
+	return b, &state.Everyday{
+		Via: ExtensionVia, Connected: s.Connected, ExtensionID: s.Extension.ID, ExtensionVersion: s.Extension.Version,
+		HostPID: s.HostPID, Tabs: s.Tabs, Reason: s.Reason,
+	}
 }
 
 // errNoActivePort: the profile has no DevToolsActivePort (the browser does
@@ -197,7 +219,7 @@ var errNoActivePort = errors.New("no DevToolsActivePort")
 
 // activePort opens the way through the browser's own debugging port, named
 // in profile/DevToolsActivePort. typ is the browser's type when known.
-func (k everydayConnector) activePort(ctx context.Context, profile, typ string) (*Connection, error) {
+func (k everydayConnector) activePort(ctx context.Context, profile, typ string) (backend.Connection, error) {
 	file := filepath.Join(profile, launcher.ActivePortFile)
 	data, err := userfile.Read(file, userfile.NoOthersWrite)
 	if userfile.IsNotExist(err) {
@@ -232,34 +254,36 @@ func (k everydayConnector) activePort(ctx context.Context, profile, typ string) 
 		return nil, fmt.Errorf("the browser of %s on port %d: %w (did you allow the connection in the browser's prompt?)", profile, port, err)
 	}
 	if typ == "" {
-		typ = productType(v.Product)
+		typ = backend.ProductType(v.Product)
 	}
-	pages := followPages(context.Background(), conn, nil, false)
 	k.log.Info("connected to your browser through its debugging port", "profile", profile, "port", port, "product", v.Product)
-	return &Connection{
-		Conn:    conn,
-		Version: v,
-		Pages:   pages,
-		Browser: state.Browser{Type: typ, Path: profile, Version: productVersion(v.Product)},
-		Done:    conn.Done(),
-		Close:   func() { conn.Close() },
-		Everyday: func() (state.Browser, *state.Everyday) {
-			n := len(pages.follow.Targets(cdp.IsPage))
-			return state.Browser{Type: typ, Path: profile, Version: productVersion(v.Product)},
-				&state.Everyday{Via: ActivePortVia, Connected: true, Tabs: n, Profile: profile, Port: port}
-		},
-	}, nil
+	return &viaActivePort{conn: conn, version: v, pages: followPages(context.Background(), conn, nil, false), typ: typ, profile: profile, port: port}, nil
 }
 
-// productType names the browser family of a product ("Chrome/144.0…",
-// "HeadlessChrome/…", "Edg/…").
-func productType(product string) string {
-	name, _, _ := strings.Cut(product, "/")
-	switch name = strings.ToLower(strings.TrimPrefix(name, "Headless")); name {
-	case "edg":
-		return string(browsers.Edge)
-	case "":
-		return state.BackendEveryday
-	}
-	return name
+// viaActivePort is the user's own browser through its own debugging port:
+// one WebSocket the coordinator holds.
+type viaActivePort struct {
+	conn         *cdp.Conn
+	version      cdp.Version
+	pages        *pages
+	typ, profile string
+	port         int
+}
+
+func (a *viaActivePort) Conn() *cdp.Conn         { return a.conn }
+func (a *viaActivePort) Endpoint() *cdp.Endpoint { return nil }
+func (a *viaActivePort) Version() cdp.Version    { return a.version }
+func (a *viaActivePort) Pages() backend.Pages    { return a.pages }
+func (a *viaActivePort) Done() <-chan struct{}   { return a.conn.Done() }
+func (a *viaActivePort) Close(context.Context) error {
+	return a.conn.Close()
+}
+
+func (a *viaActivePort) Browser() state.Browser {
+	return state.Browser{Type: a.typ, Path: a.profile, Version: backend.ProductVersion(a.version.Product)}
+}
+
+func (a *viaActivePort) Everyday() (state.Browser, *state.Everyday) {
+	n := len(a.pages.follow.Targets(cdp.IsPage))
+	return a.Browser(), &state.Everyday{Via: ActivePortVia, Connected: true, Tabs: n, Profile: a.profile, Port: a.port}
 }

@@ -9,18 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
-// The state machine, driven through every transition with a fake launcher:
-// no browser runs, so these tests are fast and exact. (The real launcher
-// and a real Chromium are in coordinator_test.go.)
+// The state machine, driven through every transition with fake connectors
+// (a fake launch, fake sources): no browser runs, so these tests are fast
+// and exact. (The real launcher and a real Chromium are in
+// coordinator_test.go.)
 
-// fakeLauncher launches fake browsers. Each launch takes what the test
-// queued: nothing (start at once), an error, or a gate (wait until it is
-// released or the launch is cancelled).
+// fakeLauncher is the launching connector, and launches fake browsers.
+// Each launch takes what the test queued: nothing (start at once), an
+// error, or a gate (wait until it is released or the launch is cancelled).
 type fakeLauncher struct {
 	mu       sync.Mutex
 	plan     []func(ctx context.Context) error
@@ -36,7 +38,7 @@ func (f *fakeLauncher) next(step func(ctx context.Context) error) {
 	f.plan = append(f.plan, step)
 }
 
-func (f *fakeLauncher) Launch(ctx context.Context, o LaunchOptions) (Launched, error) {
+func (f *fakeLauncher) Connect(ctx context.Context, o Options) (backend.Connection, error) {
 	f.mu.Lock()
 	var step func(ctx context.Context) error
 	if len(f.plan) > 0 {
@@ -52,7 +54,7 @@ func (f *fakeLauncher) Launch(ctx context.Context, o LaunchOptions) (Launched, e
 			return nil, err
 		}
 	}
-	b := &fakeBrowser{pid: 1000 + len(f.all()), done: make(chan struct{}), opts: o.Options}
+	b := &fakeBrowser{pid: 1000 + len(f.all()), done: make(chan struct{}), opts: o}
 	f.mu.Lock()
 	f.launched = append(f.launched, b)
 	f.mu.Unlock()
@@ -90,15 +92,20 @@ type fakeBrowser struct {
 	stopped atomic.Bool
 }
 
-func (b *fakeBrowser) PID() int              { return b.pid }
-func (b *fakeBrowser) Version() cdp.Version  { return cdp.Version{Product: "FakeChrome/1.0"} }
-func (b *fakeBrowser) Conn() *cdp.Conn       { return nil }
-func (b *fakeBrowser) Done() <-chan struct{} { return b.done }
-func (b *fakeBrowser) ExitErr() error        { return errors.New("signal: killed") }
-func (b *fakeBrowser) Stop(context.Context) error {
+func (b *fakeBrowser) Conn() *cdp.Conn         { return nil }
+func (b *fakeBrowser) Endpoint() *cdp.Endpoint { return nil }
+func (b *fakeBrowser) Version() cdp.Version    { return cdp.Version{Product: "FakeChrome/1.0"} }
+func (b *fakeBrowser) Done() <-chan struct{}   { return b.done }
+func (b *fakeBrowser) Browser() state.Browser {
+	return state.Browser{Type: "chromium", Path: b.opts.BrowserPath, Version: "1.0", PID: b.pid, Headless: b.opts.Headless}
+}
+func (b *fakeBrowser) Close(context.Context) error {
 	b.stopped.Store(true)
 	b.exit()
 	return nil
+}
+func (b *fakeBrowser) Gone() error {
+	return errors.New("the browser exited on its own (signal: killed)")
 }
 func (b *fakeBrowser) exit() { b.once.Do(func() { close(b.done) }) }
 
@@ -310,11 +317,23 @@ type fakeConnector struct {
 	done        chan struct{}
 }
 
-func (f *fakeConnector) Connect(context.Context) (*Connection, error) {
+func (f *fakeConnector) Connect(context.Context, Options) (backend.Connection, error) {
 	if f.unreachable {
 		return nil, fmt.Errorf("%w: nothing on that port", ErrUnreachable)
 	}
-	return &Connection{Browser: state.Browser{Type: state.BackendTier2, Version: "1"}, Done: f.done, Close: func() {}}, nil
+	return fakeSource{done: f.done}, nil
+}
+
+// fakeSource is a browser a fake source connects to.
+type fakeSource struct{ done chan struct{} }
+
+func (fakeSource) Conn() *cdp.Conn             { return nil }
+func (fakeSource) Endpoint() *cdp.Endpoint     { return nil }
+func (fakeSource) Version() cdp.Version        { return cdp.Version{Product: "Fake/1"} }
+func (fakeSource) Close(context.Context) error { return nil }
+func (s fakeSource) Done() <-chan struct{}     { return s.done }
+func (fakeSource) Browser() state.Browser {
+	return state.Browser{Type: state.BackendTier2, Version: "1"}
 }
 
 func TestMachineSourcesSwitchAndFallBack(t *testing.T) {
@@ -354,7 +373,7 @@ func TestMachineSourcesSwitchAndFallBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := c.Status()
-	if s.Backend != state.BackendTier1 || s.Fallback == "" || c.read().source != nil {
+	if s.Backend != state.BackendTier1 || s.Fallback == "" || c.read().source != c.launching {
 		t.Fatalf("after the fall-back: %+v", s)
 	}
 	for {
@@ -415,7 +434,7 @@ func TestMachineInvariantsAreChecked(t *testing.T) {
 		"running without a backend":  {state: Running},
 		"launching without a flight": {state: Launching},
 		"a flight while idle":        {state: Idle, flight: &flight{}},
-		"closed while running":       {state: Running, cur: &backend{}, closed: true},
+		"closed while running":       {state: Running, cur: &run{}, closed: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {

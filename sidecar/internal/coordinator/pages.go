@@ -18,28 +18,6 @@ import (
 // and the tab tools. For a browser it did not start, the same connection
 // tells when the browser goes away.
 
-// Tab is one page target.
-type Tab struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	URL   string `json:"url"`
-	Front bool   `json:"front"`
-	// OpenerID is the tab whose page opened this one (window.open, a link
-	// or form with a target), or "".
-	OpenerID string `json:"openerId,omitempty"`
-	// Activated (Front only): the tab is in front because it was brought
-	// there (the coordinator's focus, the user's click in the everyday
-	// browser), not because it appeared or navigated.
-	Activated bool `json:"-"`
-}
-
-// ErrNoTab is returned for a tab id that is not an open page.
-var ErrNoTab = errors.New("no such tab")
-
-// ErrNeedsURL: the backend opens a new tab only with the page it is to
-// show (VS Code's Simple Browser, opened through its palette), not blank.
-var ErrNeedsURL = errors.New("a new tab here opens only with its page")
-
 // pages follows the page targets of one browser. It connects in the
 // background: a launch is ready when the browser answers, and attaching plus
 // Target.setDiscoverTargets costs Chromium tens of milliseconds while it is

@@ -2,10 +2,10 @@ package coordinator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
@@ -13,11 +13,8 @@ import (
 // runs now, without ever starting one: following the tab in front must not
 // bring back a browser that was stopped.
 
-// ErrNotRunning: no browser runs now (nothing was started for the call).
-var ErrNotRunning = errors.New("no browser is running")
-
 // running is the current backend, if one runs.
-func (c *Coordinator) running() (*backend, error) {
+func (c *Coordinator) running() (*run, error) {
 	m := c.read()
 	if m.state != Running || m.cur == nil {
 		return nil, ErrNotRunning
@@ -25,20 +22,19 @@ func (c *Coordinator) running() (*backend, error) {
 	return m.cur, nil
 }
 
-// ErrDisconnected marks a browser that runs but cannot be worked in now:
-// the user's own browser while its extension is away. The backend waits
-// for it, and work resumes by itself when it is back.
-var ErrDisconnected = errors.New("your browser is not connected")
-
 // Disconnected says why the browser that runs now cannot be worked in
 // (an error wrapping ErrDisconnected), or nil: connected, or none runs.
 func (c *Coordinator) Disconnected() error {
 	b, err := c.running()
-	if err != nil || b.conn == nil || b.conn.Everyday == nil {
+	if err != nil {
+		return nil
+	}
+	r, ok := b.conn.(backend.Reporter)
+	if !ok {
 		return nil
 	}
 	// Outside the machine's lock: the everyday connection has its own.
-	_, e := b.conn.Everyday()
+	_, e := r.Everyday()
 	if e == nil || e.Connected {
 		return nil
 	}

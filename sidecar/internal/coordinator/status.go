@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 )
@@ -65,9 +66,7 @@ func (c *Coordinator) Status() Status {
 	if m.lastErr != nil {
 		s.LastError, s.LastErr = m.lastErr.Error(), m.lastErr
 	}
-	if m.source != nil {
-		s.Backend = m.source.Kind
-	}
+	s.Backend = m.source.Kind
 	if m.cur != nil {
 		s.Backend = m.cur.kind
 		if m.cur.pages != nil {
@@ -81,11 +80,13 @@ func (c *Coordinator) Status() Status {
 		}
 		s.Browser = &b
 	}
-	if m.cur != nil && m.cur.conn != nil && m.cur.conn.Everyday != nil {
-		// Outside the machine's lock (read copied it): the everyday
-		// connection has a lock of its own.
-		b, e := m.cur.conn.Everyday()
-		s.Browser, s.Everyday = &b, e
+	if m.cur != nil {
+		if r, ok := m.cur.conn.(backend.Reporter); ok {
+			// Outside the machine's lock (read copied it): the everyday
+			// connection has a lock of its own.
+			b, e := r.Everyday()
+			s.Browser, s.Everyday = &b, e
+		}
 	}
 	return s
 }
@@ -155,27 +156,6 @@ func randomToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-// EventKind says what an Event is about.
-type EventKind int
-
-const (
-	// StateChanged: the browser's state or the backend changed.
-	StateChanged EventKind = iota
-	// FellBack: a Source did not answer and a launched browser replaced
-	// it; Source is its Key, Reason says why.
-	FellBack
-	// PagesChanged: the tabs, or the page in front, changed.
-	PagesChanged
-)
-
-// Event is something that happened to the coordinator, for those above it
-// that follow it (the VS Code tier watcher, the MCP server's page tools).
-type Event struct {
-	Kind   EventKind
-	Source string
-	Reason string
 }
 
 // events fans events out to subscribers. A subscriber that does not keep up

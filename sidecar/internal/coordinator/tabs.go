@@ -2,10 +2,10 @@ package coordinator
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 )
 
@@ -13,7 +13,7 @@ import (
 // first if none is there: the pages an agent sees (agents.go; the
 // Coordinator's own methods are its own agent's).
 
-func (a *Agent) withPages(ctx context.Context) (Pages, error) {
+func (a *Agent) withPages(ctx context.Context) (backend.Pages, error) {
 	b, err := a.c.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func (a *Agent) withPages(ctx context.Context) (Pages, error) {
 // went away under it (it crashed a moment before), f runs again on the next
 // one, as a call that came a moment later would. Only for what does not
 // name a tab: a tab of the browser that went is gone with it.
-func onNextIfGone[T any](ctx context.Context, a *Agent, f func(Pages) (T, error)) (T, error) {
+func onNextIfGone[T any](ctx context.Context, a *Agent, f func(backend.Pages) (T, error)) (T, error) {
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
 		p, err := a.withPages(ctx)
@@ -47,7 +47,7 @@ func (c *Coordinator) Tabs(ctx context.Context) ([]Tab, error) { return c.own.Ta
 
 // Tabs lists the agent's open pages, the one in front marked.
 func (a *Agent) Tabs(ctx context.Context) ([]Tab, error) {
-	return onNextIfGone(ctx, a, func(p Pages) ([]Tab, error) {
+	return onNextIfGone(ctx, a, func(p backend.Pages) ([]Tab, error) {
 		tabs, err := p.Tabs(ctx)
 		if err == nil {
 			err = a.c.Disconnected() // away (now, or while listing): the list says nothing
@@ -73,7 +73,7 @@ func (a *Agent) OpenTab(ctx context.Context, url string, focus bool) (Tab, error
 	if err := a.c.CheckOpen(url); err != nil {
 		return Tab{}, err
 	}
-	return onNextIfGone(ctx, a, func(p Pages) (Tab, error) { return p.Open(ctx, url, focus) })
+	return onNextIfGone(ctx, a, func(p backend.Pages) (Tab, error) { return p.Open(ctx, url, focus) })
 }
 
 // CheckOpen refuses a URL the coordinator opens in no backend: a file: URL,
@@ -113,30 +113,6 @@ func (a *Agent) CloseTab(ctx context.Context, id string) error {
 	return p.Close(ctx, id)
 }
 
-// TabSession is a CDP session of the coordinator's own on one tab, for work
-// inside the page (page tools): the proxy's clients never see it, and it
-// never sees theirs.
-type TabSession struct {
-	peer *cdp.Peer
-	conn *cdp.Conn // a connection of its own (a TCP backend), closed with it
-}
-
-// Call sends a command on the tab's session.
-func (s *TabSession) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return s.peer.Call(ctx, "", method, params)
-}
-
-// Done is closed when the session ends (the tab closed, the backend went).
-func (s *TabSession) Done() <-chan struct{} { return s.peer.Done() }
-
-// Close ends the session.
-func (s *TabSession) Close() {
-	s.peer.Close()
-	if s.conn != nil {
-		s.conn.Close()
-	}
-}
-
 // AttachTab attaches a session of the coordinator's own to the tab with
 // this id (a page, or VS Code's browser view), starting a browser first if
 // none is there. The session's events reach onEvent, decoded, on the
@@ -156,7 +132,7 @@ func (a *Agent) AttachTab(ctx context.Context, tabID string, onEvent func(cdp.Me
 }
 
 // attachOn attaches to tab tabID of b, when it is one of the agent's.
-func (a *Agent) attachOn(ctx context.Context, b *backend, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
+func (a *Agent) attachOn(ctx context.Context, b *run, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
 	if a.c.Isolated() {
 		p, err := a.pagesOn(ctx, b)
 		if err != nil {
@@ -169,14 +145,14 @@ func (a *Agent) attachOn(ctx context.Context, b *backend, tabID string, onEvent 
 	return b.attachTab(ctx, tabID, onEvent)
 }
 
-func (b *backend) attachTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
+func (b *run) attachTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
 	o := cdp.PeerOptions{Mode: cdp.Page, Target: tabID, OnEvent: onEvent}
 	if conn := b.proxy.Conn; conn != nil {
 		peer, err := conn.Open(ctx, o)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %v", ErrNoTab, tabID, err)
 		}
-		return &TabSession{peer: peer}, nil
+		return backend.NewTabSession(peer, nil), nil
 	}
 	if b.proxy.Endpoint == nil {
 		return nil, errors.New("this browser has no tabs the coordinator can attach to")
@@ -190,7 +166,7 @@ func (b *backend) attachTab(ctx context.Context, tabID string, onEvent func(cdp.
 		conn.Close()
 		return nil, fmt.Errorf("%w %q: %v", ErrNoTab, tabID, err)
 	}
-	return &TabSession{peer: peer, conn: conn}, nil
+	return backend.NewTabSession(peer, conn), nil
 }
 
 // FrontTab is the tab in front (the one the agent, the child MCP or the

@@ -136,7 +136,7 @@ func buildPlain(c *coordinator.Coordinator, o Options, words remedy.Words, opts 
 // page tools (listed when dynamic) and the static pair.
 func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
 	engine := pagetools.Config{Logger: o.Logger}
-	tr := pagefocus.New(pagefocus.Agent(o.Agent), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
+	tr := pagefocus.New(pagefocus.Coordinator(o.Agent), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
 	p := newPageSurface(pageConfig{tr: tr, host: followed{}, v: defaultVocab, dynamic: o.PageTools == PageToolsDynamic, log: o.Logger}, opts...)
 	h := &handlers{c: c, tabs: o.Agent, child: o.Child, pages: p, words: words}
 	p.srv.AddTools(serverTools(append(h.tools(), p.staticTools()...))...)
@@ -148,7 +148,7 @@ func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opt
 func buildProgressive(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
 	engine := pagetools.Config{Logger: o.Logger, ContentTool: true}
 	st := newSeedState()
-	tr := pagefocus.New(pagefocus.Agent(o.Agent), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
+	tr := pagefocus.New(pagefocus.Coordinator(o.Agent), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
 	p := newPageSurface(pageConfig{tr: tr, host: st, v: progressiveVocab, dynamic: true, log: o.Logger}, opts...)
 	pr := &progressive{c: c, tabs: o.Agent, st: st, p: p, words: words}
 	p.srv.AddTools(serverTools(append(pr.tools(), p.handleDialogTool()))...)

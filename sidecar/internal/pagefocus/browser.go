@@ -6,8 +6,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
 
@@ -16,9 +16,9 @@ import (
 // back.
 type Browser interface {
 	// FrontTab is the tab in front, known without asking the browser.
-	FrontTab() (coordinator.Tab, bool)
-	// RunningTabs lists the open tabs (coordinator.ErrNotRunning: none runs).
-	RunningTabs(ctx context.Context) ([]coordinator.Tab, error)
+	FrontTab() (backend.Tab, bool)
+	// RunningTabs lists the open tabs (backend.ErrNotRunning: none runs).
+	RunningTabs(ctx context.Context) ([]backend.Tab, error)
 	// AttachTab attaches a session of the coordinator's own to a tab; its
 	// events reach onEvent on the connection's reading goroutine.
 	AttachTab(ctx context.Context, tabID string, onEvent func(method string, params json.RawMessage)) (Session, error)
@@ -28,7 +28,7 @@ type Browser interface {
 	// (the user's own browser while its extension is away), or nil.
 	Disconnected() error
 	// Subscribe follows the coordinator's events (PagesChanged, StateChanged).
-	Subscribe() (<-chan coordinator.Event, func())
+	Subscribe() (<-chan backend.Event, func())
 }
 
 // Session is a CDP session on one tab, the tracker's to close.
@@ -59,27 +59,31 @@ type Engine interface {
 // NewEngine makes the real engine.
 func NewEngine(sess pagetools.Session, cfg pagetools.Config) Engine { return pagetools.New(sess, cfg) }
 
-// Coordinator is c as a Browser: the tabs of its own agent.
-func Coordinator(c *coordinator.Coordinator) Browser { return Agent(c.Own()) }
-
-// Agent is the browser one agent of a coordinator sees (with --isolated,
-// the tabs of its own browser contexts).
-func Agent(a *coordinator.Agent) Browser { return coord{a.Coordinator(), a} }
-
-type coord struct {
-	c *coordinator.Coordinator
-	a *coordinator.Agent
+// Running is what the tracker asks of the coordinator (a
+// *coordinator.Coordinator): the browser that runs now, never starting one.
+type Running interface {
+	FrontTab() (backend.Tab, bool)
+	RunningTabs(ctx context.Context) ([]backend.Tab, error)
+	AttachRunningTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*backend.TabSession, error)
+	BackendKey() string
+	Disconnected() error
+	Subscribe() (<-chan backend.Event, func())
 }
 
-func (k coord) FrontTab() (coordinator.Tab, bool) { return k.a.FrontTab() }
-func (k coord) RunningTabs(ctx context.Context) ([]coordinator.Tab, error) {
-	return k.a.RunningTabs(ctx)
+// Coordinator is c as a Browser.
+func Coordinator(c Running) Browser { return coord{c} }
+
+type coord struct{ c Running }
+
+func (k coord) FrontTab() (backend.Tab, bool) { return k.c.FrontTab() }
+func (k coord) RunningTabs(ctx context.Context) ([]backend.Tab, error) {
+	return k.c.RunningTabs(ctx)
 }
-func (k coord) BackendKey() string                            { return k.c.BackendKey() }
-func (k coord) Disconnected() error                           { return k.c.Disconnected() }
-func (k coord) Subscribe() (<-chan coordinator.Event, func()) { return k.c.Subscribe() }
+func (k coord) BackendKey() string                        { return k.c.BackendKey() }
+func (k coord) Disconnected() error                       { return k.c.Disconnected() }
+func (k coord) Subscribe() (<-chan backend.Event, func()) { return k.c.Subscribe() }
 func (k coord) AttachTab(ctx context.Context, tabID string, onEvent func(string, json.RawMessage)) (Session, error) {
-	s, err := k.a.AttachRunningTab(ctx, tabID, func(m cdp.Message) { onEvent(m.Method, m.Params) })
+	s, err := k.c.AttachRunningTab(ctx, tabID, func(m cdp.Message) { onEvent(m.Method, m.Params) })
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
 
@@ -125,7 +125,7 @@ type Tracker struct {
 	wg      sync.WaitGroup // the loop
 	reqs    chan request
 	changed chan struct{} // capacity 1: focus or the focused tools changed
-	events  <-chan coordinator.Event
+	events  <-chan backend.Event
 	unsub   func()
 	view    atomic.Pointer[view] // the loop's latest
 
@@ -317,8 +317,8 @@ func (t *Tracker) setActive(active bool) {
 
 // onEvent handles one coordinator event: the browser went or changed, or
 // its tabs did.
-func (t *Tracker) onEvent(ev coordinator.Event) {
-	t.catchUp(ev.Kind == coordinator.PagesChanged)
+func (t *Tracker) onEvent(ev backend.Event) {
+	t.catchUp(ev.Kind == backend.PagesChanged)
 }
 
 // catchUp brings focus up to date with the browser: a browser that changed
@@ -417,10 +417,10 @@ func (t *Tracker) follow() {
 }
 
 // front is the tab in front, unless it is one focus never goes to.
-func (t *Tracker) front() (frontKey, coordinator.Tab, bool) {
+func (t *Tracker) front() (frontKey, backend.Tab, bool) {
 	tab, ok := t.b.FrontTab()
 	if !ok || t.cfg.Skip != nil && t.cfg.Skip(tab.ID) {
-		return frontKey{}, coordinator.Tab{}, false
+		return frontKey{}, backend.Tab{}, false
 	}
 	return frontKey{tab.ID, tab.URL, tab.Activated}, tab, true
 }
@@ -433,7 +433,7 @@ func (t *Tracker) exists(id string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(tabs, func(tab coordinator.Tab) bool { return tab.ID == id })
+	return slices.ContainsFunc(tabs, func(tab backend.Tab) bool { return tab.ID == id })
 }
 
 // lost: the focused tab's session ended or the tab crashed.
@@ -479,7 +479,7 @@ func (t *Tracker) open(ctx context.Context, id string) (*focused, error) {
 		if f, err = t.attach(ctx, id); err == nil {
 			return f, nil
 		}
-		if errors.Is(err, coordinator.ErrNoTab) || errors.Is(err, coordinator.ErrNotRunning) || ctx.Err() != nil {
+		if errors.Is(err, backend.ErrNoTab) || errors.Is(err, backend.ErrNotRunning) || ctx.Err() != nil {
 			break
 		}
 	}
@@ -491,7 +491,7 @@ func (t *Tracker) attach(ctx context.Context, id string) (*focused, error) {
 	defer cancel()
 	late := &lateSession{}
 	f := &focused{
-		tab:     coordinator.Tab{ID: id},
+		tab:     backend.Tab{ID: id},
 		backend: t.b.BackendKey(),
 		wake:    make(chan struct{}),
 		crashed: make(chan struct{}),
@@ -662,8 +662,8 @@ func (t *Tracker) Navigate(ctx context.Context, id, url string) error {
 type MovedError struct {
 	Tool      string
 	Shown     Shown
-	ShownOpen bool            // the tab shown is still open
-	Now       coordinator.Tab // the focused tab now (with its opener); ID "" when none
+	ShownOpen bool        // the tab shown is still open
+	Now       backend.Tab // the focused tab now (with its opener); ID "" when none
 }
 
 func (e *MovedError) Error() string {
@@ -724,10 +724,10 @@ func (t *Tracker) Unavailable() error { return t.b.Disconnected() }
 // engine, the others' found on demand (a short-lived engine each, a few at
 // a time, within PeekTimeout). A tab whose tools could not be found in
 // time, or past PeekMax, is missing from the answer.
-func (t *Tracker) Peek(ctx context.Context, tabs []coordinator.Tab) map[string][]pagetools.Tool {
+func (t *Tracker) Peek(ctx context.Context, tabs []backend.Tab) map[string][]pagetools.Tool {
 	out := map[string][]pagetools.Tool{}
 	snap := t.Snapshot()
-	var todo []coordinator.Tab
+	var todo []backend.Tab
 	for _, tab := range tabs {
 		if tab.ID == snap.TabID {
 			out[tab.ID] = snap.Tools
@@ -786,7 +786,7 @@ func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) (Focus, error
 
 // focused is a tab with an engine on a session of its own.
 type focused struct {
-	tab     coordinator.Tab // the id; URL and title come from the engine
+	tab     backend.Tab // the id; URL and title come from the engine
 	sess    Session
 	eng     Engine
 	backend string // the backend it lives on

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
 )
 
@@ -19,10 +19,10 @@ import (
 
 type fakeBrowser struct {
 	mu      sync.Mutex
-	tabs    []coordinator.Tab // open tabs
-	front   string            // the tab in front ("" none)
+	tabs    []backend.Tab // open tabs
+	front   string        // the tab in front ("" none)
 	backend string
-	subs    []chan coordinator.Event
+	subs    []chan backend.Event
 	engines map[string][]*fakeEngine // by tab, in the order they were made
 	failing map[string]int           // tab → engine starts that fail
 	attachs atomic.Int32
@@ -36,7 +36,7 @@ func newFakeBrowser() *fakeBrowser {
 	return &fakeBrowser{backend: "1", engines: map[string][]*fakeEngine{}, failing: map[string]int{}}
 }
 
-func (b *fakeBrowser) FrontTab() (coordinator.Tab, bool) {
+func (b *fakeBrowser) FrontTab() (backend.Tab, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, t := range b.tabs {
@@ -44,16 +44,16 @@ func (b *fakeBrowser) FrontTab() (coordinator.Tab, bool) {
 			return t, true
 		}
 	}
-	return coordinator.Tab{}, false
+	return backend.Tab{}, false
 }
 
-func (b *fakeBrowser) RunningTabs(context.Context) ([]coordinator.Tab, error) {
+func (b *fakeBrowser) RunningTabs(context.Context) ([]backend.Tab, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.backend == "" {
-		return nil, coordinator.ErrNotRunning
+		return nil, backend.ErrNotRunning
 	}
-	return append([]coordinator.Tab(nil), b.tabs...), nil
+	return append([]backend.Tab(nil), b.tabs...), nil
 }
 
 func (b *fakeBrowser) BackendKey() string {
@@ -68,8 +68,8 @@ func (b *fakeBrowser) Disconnected() error {
 	return b.away
 }
 
-func (b *fakeBrowser) Subscribe() (<-chan coordinator.Event, func()) {
-	ch := make(chan coordinator.Event, 64)
+func (b *fakeBrowser) Subscribe() (<-chan backend.Event, func()) {
+	ch := make(chan backend.Event, 64)
 	b.mu.Lock()
 	b.subs = append(b.subs, ch)
 	b.mu.Unlock()
@@ -80,7 +80,7 @@ func (b *fakeBrowser) AttachTab(_ context.Context, id string, onEvent func(strin
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.backend == "" {
-		return nil, coordinator.ErrNotRunning
+		return nil, backend.ErrNotRunning
 	}
 	for _, t := range b.tabs {
 		if t.ID == id {
@@ -91,26 +91,26 @@ func (b *fakeBrowser) AttachTab(_ context.Context, id string, onEvent func(strin
 			return &fakeSession{b: b, tab: id, onEvent: onEvent, done: make(chan struct{})}, nil
 		}
 	}
-	return nil, fmt.Errorf("%w %q", coordinator.ErrNoTab, id)
+	return nil, fmt.Errorf("%w %q", backend.ErrNoTab, id)
 }
 
 // emit sends an event to the tracker, as the coordinator does.
-func (b *fakeBrowser) emit(kind coordinator.EventKind) {
+func (b *fakeBrowser) emit(kind backend.EventKind) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, ch := range b.subs {
-		ch <- coordinator.Event{Kind: kind}
+		ch <- backend.Event{Kind: kind}
 	}
 }
 
 func (b *fakeBrowser) open(id, url string, front bool) {
 	b.mu.Lock()
-	b.tabs = append(b.tabs, coordinator.Tab{ID: id, URL: url})
+	b.tabs = append(b.tabs, backend.Tab{ID: id, URL: url})
 	if front {
 		b.front = id
 	}
 	b.mu.Unlock()
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 }
 
 func (b *fakeBrowser) navigate(id, url string) {
@@ -125,7 +125,7 @@ func (b *fakeBrowser) navigate(id, url string) {
 		e.setPage(url)
 	}
 	b.mu.Unlock()
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 }
 
 func (b *fakeBrowser) close(id string, newFront string) {
@@ -138,7 +138,7 @@ func (b *fakeBrowser) close(id string, newFront string) {
 	}
 	b.front = newFront
 	b.mu.Unlock()
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 }
 
 // engine is the live (last made, not closed) engine of a tab.
@@ -335,16 +335,16 @@ func TestFollowMovesWithTheTabInFront(t *testing.T) {
 
 	// The browser is switched: the new one's tab in front is focused.
 	b.mu.Lock()
-	b.backend, b.tabs, b.front = "2", []coordinator.Tab{{ID: "Z", URL: "z.html"}}, "Z"
+	b.backend, b.tabs, b.front = "2", []backend.Tab{{ID: "Z", URL: "z.html"}}, "Z"
 	b.mu.Unlock()
-	b.emit(coordinator.StateChanged)
+	b.emit(backend.StateChanged)
 	waitFocus(t, tr, "the new browser's tab", func(f Focus) bool { return f.TabID == "Z" })
 
 	// The browser stops: nothing is focused.
 	b.mu.Lock()
 	b.backend, b.tabs, b.front = "", nil, ""
 	b.mu.Unlock()
-	b.emit(coordinator.StateChanged)
+	b.emit(backend.StateChanged)
 	waitFocus(t, tr, "stopped", func(f Focus) bool { return f.TabID == "" })
 	if _, err := tr.CallShown(context.Background(), Shown{TabID: "Z", URL: "z.html"}, "tool_of_z.html", nil); !errors.Is(err, ErrNoFocus) || !errors.Is(err, ErrMoved) {
 		t.Fatalf("a call with nothing focused: %v", err)
@@ -363,7 +363,7 @@ func TestClosedThroughTheTabTools(t *testing.T) {
 	b.mu.Lock()
 	b.tabs, b.front = b.tabs[:1], "A"
 	b.mu.Unlock()
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 	if f := sync_(t, tr); f.TabID != "B" {
 		t.Fatalf("focus moved while B was closing: %+v", f)
 	}
@@ -371,7 +371,7 @@ func TestClosedThroughTheTabTools(t *testing.T) {
 	if f := tr.Snapshot(); f.TabID != "" {
 		t.Fatalf("focused after closing the focused tab: %+v", f)
 	}
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 	if f := sync_(t, tr); f.TabID != "" {
 		t.Fatalf("A took the focus after B closed: %+v", f)
 	}
@@ -401,7 +401,7 @@ func TestExplicitFocusOnly(t *testing.T) {
 	if f, err := tr.Focus(ctx, "A", ""); err != nil || f.Gen != gen {
 		t.Fatalf("focusing the focused tab again restarted it: %+v %v", f, err)
 	}
-	if _, err := tr.Focus(ctx, "nope", ""); !errors.Is(err, coordinator.ErrNoTab) {
+	if _, err := tr.Focus(ctx, "nope", ""); !errors.Is(err, backend.ErrNoTab) {
 		t.Fatalf("focus on an unknown tab: %v", err)
 	}
 	if f := tr.Snapshot(); f.TabID != "A" || f.Gen != gen || b.engine("A").isClosed() {
@@ -448,7 +448,7 @@ func TestCrashAndInactive(t *testing.T) {
 	f := tr.current()
 	f.onEvent("Inspector.targetCrashed", nil)
 	waitFocus(t, tr, "crashed", func(f Focus) bool { return f.TabID == "" })
-	b.emit(coordinator.PagesChanged)
+	b.emit(backend.PagesChanged)
 	if f := sync_(t, tr); f.TabID != "" {
 		t.Fatalf("the crashed tab was focused again: %+v", f)
 	}
@@ -491,11 +491,11 @@ func TestPeekIsBounded(t *testing.T) {
 	b := newFakeBrowser()
 	b.slow = 20 * time.Millisecond
 	tr := track(t, b, Config{Follow: true, PeekConcurrency: 2, PeekMax: 5})
-	var tabs []coordinator.Tab
+	var tabs []backend.Tab
 	for i := range 8 {
 		id := fmt.Sprintf("T%d", i)
 		b.open(id, id+".html", i == 0)
-		tabs = append(tabs, coordinator.Tab{ID: id, URL: id + ".html"})
+		tabs = append(tabs, backend.Tab{ID: id, URL: id + ".html"})
 	}
 	waitFocus(t, tr, "T0", func(f Focus) bool { return f.TabID == "T0" })
 	before := b.attachs.Load()
@@ -546,11 +546,11 @@ func TestDisconnectedAndBack(t *testing.T) {
 	// focus moved.
 	eng := b.engine("A")
 	b.mu.Lock()
-	b.away = fmt.Errorf("%w: the browser extension disconnected; work resumes by itself when it reconnects", coordinator.ErrDisconnected)
+	b.away = fmt.Errorf("%w: the browser extension disconnected; work resumes by itself when it reconnects", backend.ErrDisconnected)
 	b.mu.Unlock()
 	_ = eng.Close(context.Background())
 	shownA := tr.Snapshot().Shown()
-	if _, err := tr.CallShown(context.Background(), shownA, "tool_of_a.html", nil); !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrMoved) {
+	if _, err := tr.CallShown(context.Background(), shownA, "tool_of_a.html", nil); !errors.Is(err, backend.ErrDisconnected) || errors.Is(err, ErrMoved) {
 		t.Fatalf("a call cut short by the disconnection: %v", err)
 	}
 
@@ -563,7 +563,7 @@ func TestDisconnectedAndBack(t *testing.T) {
 		t.Fatalf("focused while disconnected: %+v", f)
 	}
 	_, err := tr.CallShown(context.Background(), shownA, "tool_of_a.html", nil)
-	if !errors.Is(err, coordinator.ErrDisconnected) || errors.Is(err, ErrNoFocus) {
+	if !errors.Is(err, backend.ErrDisconnected) || errors.Is(err, ErrNoFocus) {
 		t.Fatalf("a call while disconnected: %v", err)
 	}
 
@@ -597,7 +597,7 @@ func TestExplicitFocusResumes(t *testing.T) {
 		defer b.mu.Unlock()
 		b.away = nil
 		if on {
-			b.away = fmt.Errorf("%w: the browser extension disconnected", coordinator.ErrDisconnected)
+			b.away = fmt.Errorf("%w: the browser extension disconnected", backend.ErrDisconnected)
 		}
 	}
 

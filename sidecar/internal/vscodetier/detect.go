@@ -26,7 +26,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/userfile"
 )
 
@@ -80,9 +80,9 @@ func PortFiles(stateDir, tmp string) []string {
 }
 
 // Detect runs the chain once.
-func Detect(ctx context.Context, env Env, noVSCode bool) coordinator.VSCodeStatus {
+func Detect(ctx context.Context, env Env, noVSCode bool) backend.VSCodeStatus {
 	inside := env.Getenv("TERM_PROGRAM") == "vscode" || env.Getenv("VSCODE_PID") != ""
-	d := coordinator.VSCodeStatus{Inside: inside, Tier: 1}
+	d := backend.VSCodeStatus{Inside: inside, Tier: 1}
 	if noVSCode {
 		d.Reason = "VS Code detection is off (as asked at start): the coordinator launches its own browser"
 		return d

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/tidwall/gjson"
 )
@@ -346,34 +346,34 @@ func (v *View) parentPage(ctx context.Context, iframe string) (string, error) {
 	return "", fmt.Errorf("the window that holds VS Code's browser view is not known")
 }
 
-// The view as coordinator.Pages.
+// The view as backend.Pages.
 
 // Tabs lists the one tab clients have in Tier 2.
-func (v *View) Tabs(ctx context.Context) ([]coordinator.Tab, error) {
+func (v *View) Tabs(ctx context.Context) ([]backend.Tab, error) {
 	t, ok := v.Current()
 	if !ok {
-		return []coordinator.Tab{}, nil
+		return []backend.Tab{}, nil
 	}
-	return []coordinator.Tab{{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}}, nil
+	return []backend.Tab{{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}}, nil
 }
 
 // Open shows url in VS Code's browser view: the view navigates there, or the
 // Simple Browser opens at it when no view is open. Tier 2 has one page.
-func (v *View) Open(ctx context.Context, u string, _ bool) (coordinator.Tab, error) {
+func (v *View) Open(ctx context.Context, u string, _ bool) (backend.Tab, error) {
 	if t, ok := v.Current(); ok {
 		if err := v.navigate(ctx, t.ID, u); err != nil {
-			return coordinator.Tab{}, err
+			return backend.Tab{}, err
 		}
-		return coordinator.Tab{ID: t.ID, URL: u, Front: true}, nil
+		return backend.Tab{ID: t.ID, URL: u, Front: true}, nil
 	}
 	if cdp.IsBlank(u) {
-		return coordinator.Tab{}, fmt.Errorf("%w (%w)", ErrNoView, coordinator.ErrNeedsURL)
+		return backend.Tab{}, fmt.Errorf("%w (%w)", ErrNoView, backend.ErrNeedsURL)
 	}
 	t, err := v.ensureView(ctx, u)
 	if err != nil {
-		return coordinator.Tab{}, err
+		return backend.Tab{}, err
 	}
-	return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
+	return backend.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
 }
 
 func (v *View) navigate(ctx context.Context, id, u string) error {
@@ -387,11 +387,11 @@ func (v *View) navigate(ctx context.Context, id, u string) error {
 }
 
 // Focus accepts the view's id.
-func (v *View) Focus(ctx context.Context, id string) (coordinator.Tab, error) {
+func (v *View) Focus(ctx context.Context, id string) (backend.Tab, error) {
 	if t, ok := v.Current(); ok && t.ID == id {
-		return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
+		return backend.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, nil
 	}
-	return coordinator.Tab{}, fmt.Errorf("%w %q: in Tier 2 VS Code's browser view is the only tab", coordinator.ErrNoTab, id)
+	return backend.Tab{}, fmt.Errorf("%w %q: in Tier 2 VS Code's browser view is the only tab", backend.ErrNoTab, id)
 }
 
 // Close refuses: the view is VS Code's.
@@ -409,12 +409,12 @@ func (v *View) CurrentURL() string {
 }
 
 // Front is the view, the one tab.
-func (v *View) Front() (coordinator.Tab, bool) {
+func (v *View) Front() (backend.Tab, bool) {
 	t, ok := v.current()
 	if !ok {
-		return coordinator.Tab{}, false
+		return backend.Tab{}, false
 	}
-	return coordinator.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, true
+	return backend.Tab{ID: t.ID, Title: t.Title, URL: cleanURL(t.URL), Front: true}, true
 }
 
 // Changed is closed at the next change of VS Code's targets.

@@ -9,8 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
@@ -27,21 +28,34 @@ const debounce = 15 * time.Millisecond
 // events when VS Code's port stopped answering and a launched browser took
 // its place.
 type Watcher struct {
-	c        *coordinator.Coordinator
+	c        Coordinator
 	env      Env
 	noVSCode bool
 	log      *slog.Logger
 	fs       *fsnotify.Watcher
-	events   <-chan coordinator.Event
+	events   <-chan backend.Event
 	unsub    func()
 	done     chan struct{}
 
 	mu      sync.Mutex
-	current coordinator.VSCodeStatus
+	current backend.VSCodeStatus
+}
+
+// Coordinator is what the watcher drives (a *coordinator.Coordinator).
+type Coordinator interface {
+	// SetSource switches what the coordinator fronts (nil: a browser it
+	// launches).
+	SetSource(src *backend.Source)
+	// SetVSCodeStatus records how it relates to VS Code, for its status.
+	SetVSCodeStatus(v *backend.VSCodeStatus)
+	// Subscribe follows its events (FellBack).
+	Subscribe() (<-chan backend.Event, func())
+	// Words phrase what VS Code's browser view tells CDP clients.
+	Words() remedy.Words
 }
 
 // Start decides the tier now and, inside VS Code, keeps deciding it.
-func Start(ctx context.Context, c *coordinator.Coordinator, env Env, noVSCode bool, log *slog.Logger) (*Watcher, error) {
+func Start(ctx context.Context, c Coordinator, env Env, noVSCode bool, log *slog.Logger) (*Watcher, error) {
 	w := &Watcher{c: c, env: env, noVSCode: noVSCode, log: log, done: make(chan struct{}), unsub: func() {}}
 	w.events, w.unsub = c.Subscribe()
 	d := Detect(ctx, env, noVSCode)
@@ -117,7 +131,7 @@ func (w *Watcher) loop() {
 			if !ok {
 				return
 			}
-			if ev.Kind == coordinator.FellBack {
+			if ev.Kind == backend.FellBack {
 				w.fellBack(ev)
 			}
 		case <-timer.C:
@@ -146,7 +160,7 @@ func (w *Watcher) recheck() {
 }
 
 // apply switches the coordinator when the tier or the port changed.
-func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
+func (w *Watcher) apply(d backend.VSCodeStatus, first bool) {
 	w.mu.Lock()
 	changed := first || d.Tier != w.current.Tier || d.Port != w.current.Port
 	w.current = d
@@ -166,14 +180,15 @@ func (w *Watcher) apply(d coordinator.VSCodeStatus, first bool) {
 // Source is VS Code's CDP port as a coordinator source: the View behind the
 // proxy, and a launched browser instead when the port does not answer.
 // words phrase the remedies in what the View tells CDP clients.
-func Source(port int, words remedy.Words, log *slog.Logger) *coordinator.Source {
-	return &coordinator.Source{
-		Kind:      state.BackendTier2,
-		Key:       sourceKey(port),
-		Describe:  fmt.Sprintf("VS Code's CDP port %d", port),
-		Remedies:  []remedy.Kind{remedy.OwnBrowser},
-		Connector: connector{port: port, words: words, log: log},
-		Fallback:  true,
+func Source(port int, words remedy.Words, log *slog.Logger) *backend.Source {
+	return &backend.Source{
+		Kind:           state.BackendTier2,
+		Key:            sourceKey(port),
+		Describe:       fmt.Sprintf("VS Code's CDP port %d", port),
+		Remedies:       []remedy.Kind{remedy.OwnBrowser},
+		Connector:      connector{port: port, words: words, log: log},
+		Fallback:       true,
+		ConnectTimeout: backend.DefaultConnectTimeout,
 	}
 }
 
@@ -186,7 +201,7 @@ type connector struct {
 	log   *slog.Logger
 }
 
-func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error) {
+func (k connector) Connect(ctx context.Context, _ backend.Options) (backend.Connection, error) {
 	url := "http://127.0.0.1:" + strconv.Itoa(k.port)
 	// Checked at every connect, not only when the port was found: after VS
 	// Code quits, another user may listen on its port.
@@ -201,27 +216,43 @@ func (k connector) Connect(ctx context.Context) (*coordinator.Connection, error)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cdp.ErrUnreachable, err)
 	}
-	return &coordinator.Connection{
-		Endpoint: &e,
-		Filter:   v,
-		Pages:    v,
-		Browser:  state.Browser{Type: state.BackendTier2, Path: url, Version: coordinator.ProductVersion(e.Product)},
-		Done:     v.Lost(),
-		Close:    v.Shutdown,
-	}, nil
+	return &connection{e: e, url: url, view: v}, nil
+}
+
+// connection is VS Code's CDP port: every client connects to it on its
+// own, through the View (their only page is VS Code's browser view).
+type connection struct {
+	e    cdp.Endpoint
+	url  string
+	view *View
+}
+
+func (k *connection) Conn() *cdp.Conn         { return nil }
+func (k *connection) Endpoint() *cdp.Endpoint { return &k.e }
+func (k *connection) Version() cdp.Version    { return cdp.Version{Product: k.e.Product} }
+func (k *connection) Done() <-chan struct{}   { return k.view.Lost() }
+func (k *connection) Pages() backend.Pages    { return k.view }
+func (k *connection) Filter() cdpproxy.Filter { return k.view }
+func (k *connection) Close(context.Context) error {
+	k.view.Shutdown()
+	return nil
+}
+
+func (k *connection) Browser() state.Browser {
+	return state.Browser{Type: state.BackendTier2, Path: k.url, Version: backend.ProductVersion(k.e.Product)}
 }
 
 // fellBack records that VS Code's port died and a browser was launched. If
 // the watcher has moved on (another port, or Tier 1) meanwhile, it changes
 // nothing.
-func (w *Watcher) fellBack(ev coordinator.Event) {
+func (w *Watcher) fellBack(ev backend.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.current.Tier != 2 || ev.Source != sourceKey(w.current.Port) {
 		return
 	}
 	port := w.current.Port
-	w.current = coordinator.VSCodeStatus{
+	w.current = backend.VSCodeStatus{
 		Inside: w.current.Inside,
 		Tier:   1,
 		Reason: fmt.Sprintf("VS Code's CDP port %d stopped answering (VS Code quit?): the coordinator launched its own browser; when VS Code's port is back in the port file it switches back", port),

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
@@ -307,7 +308,7 @@ func TestConnectRefusesAPortOfAnotherUser(t *testing.T) {
 			c.Close()
 		}
 	}()
-	_, err := connector{port: ln.Addr().(*net.TCPAddr).Port, log: slog.Default()}.Connect(context.Background())
+	_, err := connector{port: ln.Addr().(*net.TCPAddr).Port, log: slog.Default()}.Connect(context.Background(), backend.Options{})
 	if err == nil || !strings.Contains(err.Error(), "uid 65534") {
 		t.Fatalf("Connect to another user's port: %v", err)
 	}
