@@ -7,6 +7,8 @@
 //                            the JS launcher and npx next to it, Playwright MCP through npx as the anchor
 //   CDP round trip           Runtime.evaluate, proxy (browser on its pipe) vs straight to a
 //                            browser on a port, the same command line  (goal ≤ 1.05×)
+//   isolated client          --isolated vs a shared coordinator: a CDP round trip on the client's page
+//                            and 20,000 events to it (goal ≤ 1.05×), the coordinator's CPU per call
 //   Playwright MCP call      browser_evaluate, proxy vs straight        (context for the above)
 //   screenshot throughput    Page.captureScreenshot, proxy vs straight  (goal ≥ 0.95×)
 //   bulk transfer            a 64 MiB CDP answer, proxy vs straight     (goal ≥ 0.95×)
@@ -134,6 +136,10 @@ try {
   await alternate(200, evaluate(direct), evaluate(viaProxy)); // warm up
   const [rd, rp] = await alternate(reps(3000, 300), evaluate(direct), evaluate(viaProxy));
   row('CDP round trip (Runtime.evaluate, median)', ms(rd), ms(rp), `${(rp / rd).toFixed(3)}× (+${((rp - rd) * 1000).toFixed(0)} µs)`, '≤ 1.05×', rp / rd <= 1.05);
+
+  progress('isolated clients (--isolated) against shared ones ...');
+  const { isolatedRows } = await import('./lib/benchisolated.mjs');
+  for (const r of await isolatedRows({ work, pages, alternate, median, n: reps(2000, 300), events: reps(20000, 5000) })) row(...r);
 
   progress('Playwright MCP tool calls ...');
   const pwDirect = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', straight], { cwd: work });
