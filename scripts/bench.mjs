@@ -1,14 +1,12 @@
 // npm run bench: performance figures, each measured side by side with the
 // same work done directly in the same run, printed as ratios against goals.
 //
-//   MCP start → tools/list   the coordinator vs Playwright MCP          (goal ≥ 20× faster)
-//   idle RSS                 the coordinator vs Playwright MCP          (goal ≤ 20 MB)
+//   MCP start → tools/list   the coordinator vs Playwright MCP          (goal ≥ 40× faster)
+//   idle RSS                 the coordinator vs Playwright MCP          (goal ≤ 10 MB)
 //   npm package start        start → tools/list: the installed command vs the bare binary (goal ≤ +5 ms);
 //                            the JS launcher and npx next to it, Playwright MCP through npx as the anchor
 //   CDP round trip           Runtime.evaluate, proxy (browser on its pipe) vs straight to a
 //                            browser on a port, the same command line  (goal ≤ 1.05×)
-//   isolated client          --isolated vs a shared coordinator: a CDP round trip on the client's page
-//                            and 20,000 events to it (goal ≤ 1.05×), the coordinator's CPU per call
 //   Playwright MCP call      browser_evaluate, proxy vs straight        (context for the above)
 //   screenshot throughput    Page.captureScreenshot, proxy vs straight  (goal ≥ 0.95×)
 //   bulk transfer            a 64 MiB CDP answer, proxy vs straight     (goal ≥ 0.95×)
@@ -35,7 +33,10 @@
 //                            tasks: a few minutes) unless BENCH_CORPUS=full (the whole corpus: over an hour)
 //
 // BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
-// corpus. Progress goes to stderr, the table to stdout.
+// corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,
+// cdp — the round trip, Playwright MCP call, screenshot, bulk, wrap and lazy
+// launch rows —, isolated, tier, modes, everyday, pagetools, corpus). Progress goes to
+// stderr, the table to stdout, with the load average at the start and the end.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -64,6 +65,9 @@ const { startPageServer } = await import('./lib/pageserver.mjs');
 const { startChromium } = await import('./lib/chromium.mjs');
 
 const quick = !!process.env.BENCH_QUICK;
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : null;
+const want = (group) => !only || only.has(group);
+const loadBefore = os.loadavg();
 const reps = (full, fast) => (quick ? fast : full);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-bench-'));
 const pages = await startPageServer();
@@ -88,187 +92,205 @@ async function alternate(n, a, b) {
 }
 
 try {
-  progress('MCP start → tools/list, idle memory ...');
-  const coordRuns = [], pwRuns = [];
-  for (let i = 0; i < reps(10, 3); i++) {
-    coordRuns.push(await startToToolsList(binaryPath(), [], { cwd: work, env: { BROWSER_COORDINATOR_STATE_DIR: path.join(work, 'start') }, idleRSS: true }));
-    pwRuns.push(await startToToolsList(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', 'http://127.0.0.1:9'], { cwd: work, idleRSS: true }));
-  }
-  const cs = median(coordRuns.map((r) => r.took)), ps = median(pwRuns.map((r) => r.took));
-  const cr = median(coordRuns.map((r) => r.rss)), pr = median(pwRuns.map((r) => r.rss));
-  row('MCP start → tools/list', `Playwright MCP ${ms(ps)}`, ms(cs), `${(ps / cs).toFixed(1)}× faster`, '≥ 20× faster', ps / cs >= 20);
-  row('idle RSS', `Playwright MCP ${pr.toFixed(0)} MB`, `${cr.toFixed(1)} MB`, `${(pr / cr).toFixed(1)}× less`, '≤ 20 MB', cr <= 20);
-
-  progress('npm package: start → tools/list ...');
-  const npm = await npmStart({ work, n: reps(20, 5) });
-  const over = (x) => `${x >= npm.bare ? '+' : ''}${(x - npm.bare).toFixed(1)} ms`;
-  row(`npm package: start → tools/list, installed command (${npm.native ? 'the binary itself after its first run' : 'STILL the JS launcher'})`, `bare binary ${ms(npm.bare)}`, ms(npm.installed), over(npm.installed), '≤ +5 ms', npm.native && npm.installed - npm.bare <= 5);
-  row('npm package: start → tools/list, JS launcher (node, before the first run)', `bare binary ${ms(npm.bare)}`, ms(npm.launcher), over(npm.launcher), '(context)', true);
-  row('npm package: start → tools/list, npx browser-coordinator', `Playwright MCP through npx ${ms(npm.playwright)}`, ms(npm.npx), `${over(npm.npx)} over the bare binary; ${(npm.playwright / npm.npx).toFixed(1)}× faster than the anchor`, '(context)', true);
-
-  // One coordinator with a running browser (on its pipe) for the CDP
-  // figures; "straight" is a second Chromium with exactly the same command
-  // line but a debugging port instead of the pipe, reached without the
-  // coordinator: what a client of a port-launched browser has.
-  const stateDir = path.join(work, 'cdp');
-  const coord = await startCoordinator({ stateDir, cwd: work });
-  const st = (await call(coord.client, 'coordinator_launch_browser', { url: `${pages.url}/noise` })).structuredContent;
-  const [{ cdpEndpoint }] = readStates(stateDir); // with its secret; the status shows it redacted
-  const argv = fs.readFileSync(`/proc/${st.browser.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  const ours = argv.slice(argv.indexOf('--remote-debugging-pipe'));
-  // Chromium keeps its first URL off /proc/PID/cmdline: give it again.
-  const portArgs = [...ours.map((a) => (a === '--remote-debugging-pipe' ? '--remote-debugging-port=0' : a)), `${pages.url}/noise`];
-  const straightBrowser = await spawnWithPort(browser, portArgs, path.join(work, 'straight'));
-  const straight = `http://127.0.0.1:${straightBrowser.port}`;
-  const pageURL = async (base) => { // a browser just started may still be loading its first page
-    let page;
-    await waitUntil(async () => {
-      page = (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise'));
-      return page;
-    }, { what: `the /noise page at ${base}` });
-    return page.webSocketDebuggerUrl;
-  };
-  const viaProxy = await cdp(await pageURL(cdpEndpoint));
-  const direct = await cdp(await pageURL(straight));
-
-  progress('CDP round trips ...');
-  const evaluate = (c) => () => c.call('Runtime.evaluate', { expression: '1+1' });
-  await alternate(200, evaluate(direct), evaluate(viaProxy)); // warm up
-  const [rd, rp] = await alternate(reps(3000, 300), evaluate(direct), evaluate(viaProxy));
-  row('CDP round trip (Runtime.evaluate, median)', ms(rd), ms(rp), `${(rp / rd).toFixed(3)}× (+${((rp - rd) * 1000).toFixed(0)} µs)`, '≤ 1.05×', rp / rd <= 1.05);
-
-  progress('isolated clients (--isolated) against shared ones ...');
-  const { isolatedRows } = await import('./lib/benchisolated.mjs');
-  for (const r of await isolatedRows({ work, pages, alternate, median, n: reps(2000, 300), events: reps(20000, 5000) })) row(...r);
-
-  progress('Playwright MCP tool calls ...');
-  const pwDirect = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', straight], { cwd: work });
-  const pwProxy = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', cdpEndpoint], { cwd: work });
-  const pwEval = (c) => () => call(c.client, 'browser_evaluate', { function: '() => 1 + 1' });
-  await alternate(10, pwEval(pwDirect), pwEval(pwProxy));
-  const [ed, ep] = await alternate(reps(300, 30), pwEval(pwDirect), pwEval(pwProxy));
-  row('Playwright MCP browser_evaluate (median)', ms(ed), ms(ep), `${(ep / ed).toFixed(3)}×`, '(context)', true);
-  await pwDirect.close();
-  await pwProxy.close();
-
-  progress('screenshot throughput ...');
-  let shotBytes = 0;
-  const shot = (c) => async () => {
-    const r = await c.call('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width: 1600, height: 2400, scale: 1 } });
-    shotBytes = r.result.data.length;
-  };
-  await shot(direct)(); await shot(viaProxy)();
-  const [sd, sp] = await alternate(reps(12, 3), shot(direct), shot(viaProxy));
-  const mbps = (t) => (shotBytes / 1e6) / (t / 1000);
-  row(`screenshot throughput (${(shotBytes / 1e6).toFixed(1)} MB frames)`, `${mbps(sd).toFixed(0)} MB/s`, `${mbps(sp).toFixed(0)} MB/s`, `${(mbps(sp) / mbps(sd)).toFixed(3)}×`, '≥ 0.95×', mbps(sp) / mbps(sd) >= 0.95);
-
-  progress('bulk transfer ...');
-  const size = 64 << 20;
-  for (const c of [direct, viaProxy]) await c.call('Runtime.evaluate', { expression: `window.big = 'x'.repeat(${size}); 0` });
-  const bulk = (c) => () => c.call('Runtime.evaluate', { expression: 'window.big', returnByValue: true });
-  await bulk(direct)(); await bulk(viaProxy)();
-  const [bd, bp] = await alternate(reps(10, 3), bulk(direct), bulk(viaProxy));
-  const rate = (t) => (size / 1e6) / (t / 1000);
-  row('bulk transfer (64 MiB answers)', `${rate(bd).toFixed(0)} MB/s`, `${rate(bp).toFixed(0)} MB/s`, `${(rate(bp) / rate(bd)).toFixed(3)}×`, '≥ 0.95×', rate(bp) / rate(bd) >= 0.95);
-  viaProxy.close();
-  direct.close();
-  await straightBrowser.stop();
-
-  progress('wrap wake-up ...');
-  const stateFile = JSON.parse(fs.readFileSync(st.stateFile, 'utf8'));
-  const wakes = [];
-  for (let i = 0; i < reps(10, 3); i++) {
-    const dir = path.join(work, `wrap-${i}`);
-    fs.mkdirSync(dir, { mode: 0o700 }); // wrap reads only a private state folder
-    const child = spawn(binaryPath(), ['wrap', '--', 'date', '+%s%N'], { cwd: work, env: { ...process.env, BROWSER_COORDINATOR_STATE_DIR: dir } });
-    let out = '', err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    await new Promise((r) => setTimeout(r, 300)); // wrap is watching by now
-    // The running coordinator's own state file (its pid is alive and ours),
-    // written as the coordinator writes it: private, then renamed into place.
-    const tmp = path.join(dir, '.x.json.tmp');
-    fs.writeFileSync(tmp, JSON.stringify({ ...stateFile, workspace: work }), { mode: 0o600 });
-    fs.renameSync(tmp, path.join(dir, 'x.json'));
-    const written = BigInt(Date.now()) * 1000000n + BigInt(Math.round((performance.now() % 1) * 1e6));
-    await new Promise((r) => child.once('exit', r));
-    if (!/^\d+$/.test(out.trim())) throw new Error(`wrap did not start its child: ${err.trim() || out.trim()}`);
-    wakes.push(Number(BigInt(out.trim()) - written) / 1e6);
-  }
-  const wk = median(wakes);
-  row('wrap wake-up after the state file appears', '-', ms(wk), '-', '≤ 20 ms', wk <= 20);
-
-  await coord.close();
-
-  progress('lazy launch ...');
-  const own = [], lazy = [];
-  for (let i = 0; i < reps(7, 3); i++) {
-    // Chromium's own: the coordinator's command line, spawned and asked
-    // Browser.getVersion on its pipe by hand.
-    own.push(await spawnToReady(browser, ours, path.join(work, `p${i}`)));
-    const c = await startCoordinator({ stateDir: path.join(work, `lazy-${i}`), cwd: work });
-    await call(c.client, 'coordinator_status');
-    const [{ cdpEndpoint: endpoint }] = readStates(path.join(work, `lazy-${i}`));
-    const t = performance.now();
-    await (await fetch(`${endpoint}/json/version`)).json();
-    lazy.push(performance.now() - t);
-    await c.close();
-  }
-  const o = median(own), l = median(lazy);
-  row('lazy launch: first CDP request → answered', `Chromium spawn → ready ${ms(o)}`, ms(l), `${l >= o ? '+' : ''}${(((l / o) - 1) * 100).toFixed(1)}%`, '≤ +10%', l / o <= 1.10);
-
-  progress('tier switch ...');
-  const sw = await tierSwitch(reps(10, 3));
-  row('port file written → backend switched to Tier 2', '-', ms(sw.toTier2), '-', '≤ 200 ms', sw.toTier2 <= 200);
-  row('port file removed → backend switched to Tier 1', '-', ms(sw.toTier1), '-', '≤ 200 ms', sw.toTier1 <= 200);
-
-  progress('single-entry mode, HTTP transport ...');
-  const modes = await import('./lib/benchmodes.mjs');
-  const [sed, ses] = await modes.singleEntryCall({ work, pages, n: reps(400, 40), alternate });
-  row('single-entry (--mcp): Playwright MCP tool call (median)', ms(sed), ms(ses), `${ses >= sed ? '+' : ''}${((ses - sed) * 1000).toFixed(0)} µs`, '≤ +1 ms', ses - sed <= 1);
-  const tl = await modes.httpToolsListRate({ work, n: reps(20000, 2000) });
-  row('tools/list, 8 concurrent clients', `stdio ${tl.stdio.toFixed(0)}/s`, `HTTP ${tl.http.toFixed(0)}/s`, `${(tl.http / tl.stdio).toFixed(2)}×`, '≥ 1,000/s', tl.http >= 1000);
-  const mem = await modes.httpSessionMemory({ work, n: reps(230, 200) }) /* under the 256-session cap, with the 20 warm-up sessions */;
-  row('memory per HTTP session (RSS growth / sessions)', `RSS before ${(mem.before / 2 ** 20).toFixed(1)} MB`, `${(mem.perSession / 1024).toFixed(1)} KB`, '-', '≤ 64 KB', mem.perSession <= 64 * 1024);
-
-  progress('everyday browser (the extension and its native host) ...');
-  const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
-  row('everyday: Playwright MCP navigate + snapshot (median)', `launched browser ${ms(ev.pwLaunched)}`, `your browser, through the extension ${ms(ev.pwEveryday)}`,
-    `${(ev.pwEveryday / ev.pwLaunched).toFixed(2)}×`, '≤ 1.2×', ev.pwEveryday / ev.pwLaunched <= 1.2);
-  row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
-    `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
-
-  progress('page tools (engine, Go benchmarks) ...');
-  const pt = pageToolsBenchmarks({ quick });
-  row('page tools: discovery, 5,000 elements and 20 forms (median)', '-', ms(pt.Discover['ms-median']), '-', '≤ 30 ms', pt.Discover['ms-median'] <= 30);
-  const listBytes = Object.entries(pt).filter(([k]) => k.startsWith('ToolListBytes/')).map(([k, v]) => [k.slice('ToolListBytes/'.length), v.bytes]);
-  const maxBytes = Math.max(...listBytes.map(([, b]) => b));
-  row('page tools: bytes of a typical page\'s tools', listBytes.map(([k, b]) => `${k} ${b}`).join(', '), `${maxBytes} B at most`, '-', '≤ 6 KB', maxBytes <= 6144);
-  row('page tools: load event → tools changed (engine, median)', '-', ms(pt.LoadToChanged['ms-median']), '-', '≤ 150 ms', pt.LoadToChanged['ms-median'] <= 150);
-  row('page tools: search_flights, one call (median)', '-', ms(pt.SearchFlightsCall['ms-median']), '-', '(context)', true);
-  row('page tools: a call with a JavaScript dialog open answers with it (median; the call that opens one)', '-',
-    `${ms(pt.DialogAnswer['ms-median'])} (${ms(pt.DialogAnswer['opening-ms-median'])})`, '-', '≤ 1 s', pt.DialogAnswer['ms-median'] <= 1000 && pt.DialogAnswer['opening-ms-median'] <= 1000);
-
-  progress('page tools at an MCP client ...');
-  const { startSiteServer } = await import('./lib/siteserver.mjs');
-  const site = await startSiteServer();
-  try {
-    const pm = await pageToolsMCP({ work, site, n: reps(20, 5), median });
-    row('page tools: load event → list_changed at an MCP client (median)', '-', ms(pm.loadToListChanged), '-', '≤ 150 ms', pm.loadToListChanged <= 150);
-    const parts = Object.entries(pm.listBytes);
-    const most = Math.max(...parts.map(([, b]) => b.pagePart));
-    row('page tools: tools/list bytes, a typical page focused (page\'s part)', parts.map(([k, b]) => `${k} ${b.pagePart}`).join(', '),
-      `${most} B at most (of ${Math.max(...parts.map(([, b]) => b.total))} B in all)`, '-', '≤ 6 KB', most <= 6144);
-    const { pageTool: one, playwright: three } = pm.flight;
-    row('flight search filled and submitted (median)', `Playwright MCP: ${three.calls} calls, ${ms(three.ms)}, ${three.bytes} B answered`,
-      `page tool: ${one.calls} call, ${ms(one.ms)}, ${one.bytes} B`, `${(three.ms / one.ms).toFixed(1)}× faster`, '(context)', true);
-  } finally {
-    await site.close();
+  if (want('start')) {
+    progress('MCP start → tools/list, idle memory ...');
+    const coordRuns = [], pwRuns = [];
+    for (let i = 0; i < reps(10, 3); i++) {
+      coordRuns.push(await startToToolsList(binaryPath(), [], { cwd: work, env: { BROWSER_COORDINATOR_STATE_DIR: path.join(work, 'start') }, idleRSS: true }));
+      pwRuns.push(await startToToolsList(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', 'http://127.0.0.1:9'], { cwd: work, idleRSS: true }));
+    }
+    const cs = median(coordRuns.map((r) => r.took)), ps = median(pwRuns.map((r) => r.took));
+    const cr = median(coordRuns.map((r) => r.rss)), pr = median(pwRuns.map((r) => r.rss));
+    row('MCP start → tools/list', `Playwright MCP ${ms(ps)}`, ms(cs), `${(ps / cs).toFixed(1)}× faster`, '≥ 40× faster', ps / cs >= 40);
+    row('idle RSS', `Playwright MCP ${pr.toFixed(0)} MB`, `${cr.toFixed(1)} MB`, `${(pr / cr).toFixed(1)}× less`, '≤ 10 MB', cr <= 10);
   }
 
-  progress('corpus of real apps, page tools vs Playwright MCP ...');
-  const { corpusRows } = await import('./lib/corpus/benchrows.mjs');
-  for (const r of await corpusRows({ work, full: process.env.BENCH_CORPUS === 'full', progress })) row(...r);
+  if (want('npm')) {
+    progress('npm package: start → tools/list ...');
+    const npm = await npmStart({ work, n: reps(20, 5) });
+    const over = (x) => `${x >= npm.bare ? '+' : ''}${(x - npm.bare).toFixed(1)} ms`;
+    row(`npm package: start → tools/list, installed command (${npm.native ? 'the binary itself after its first run' : 'STILL the JS launcher'})`, `bare binary ${ms(npm.bare)}`, ms(npm.installed), over(npm.installed), '≤ +5 ms', npm.native && npm.installed - npm.bare <= 5);
+    row('npm package: start → tools/list, JS launcher (node, before the first run)', `bare binary ${ms(npm.bare)}`, ms(npm.launcher), over(npm.launcher), '(context)', true);
+    row('npm package: start → tools/list, npx browser-coordinator', `Playwright MCP through npx ${ms(npm.playwright)}`, ms(npm.npx), `${over(npm.npx)} over the bare binary; ${(npm.playwright / npm.npx).toFixed(1)}× faster than the anchor`, '(context)', true);
+  }
+
+  if (want('cdp')) {
+    // One coordinator with a running browser (on its pipe) for the CDP
+    // figures; "straight" is a second Chromium with exactly the same command
+    // line but a debugging port instead of the pipe, reached without the
+    // coordinator: what a client of a port-launched browser has.
+    const stateDir = path.join(work, 'cdp');
+    const coord = await startCoordinator({ stateDir, cwd: work });
+    const st = (await call(coord.client, 'coordinator_launch_browser', { url: `${pages.url}/noise` })).structuredContent;
+    const [{ cdpEndpoint }] = readStates(stateDir); // with its secret; the status shows it redacted
+    const argv = fs.readFileSync(`/proc/${st.browser.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    const ours = argv.slice(argv.indexOf('--remote-debugging-pipe'));
+    // Chromium keeps its first URL off /proc/PID/cmdline: give it again.
+    const portArgs = [...ours.map((a) => (a === '--remote-debugging-pipe' ? '--remote-debugging-port=0' : a)), `${pages.url}/noise`];
+    const straightBrowser = await spawnWithPort(browser, portArgs, path.join(work, 'straight'));
+    const straight = `http://127.0.0.1:${straightBrowser.port}`;
+    const pageURL = async (base) => { // a browser just started may still be loading its first page
+      let page;
+      await waitUntil(async () => {
+        page = (await (await fetch(`${base}/json/list`)).json()).find((t) => t.type === 'page' && t.url.endsWith('/noise'));
+        return page;
+      }, { what: `the /noise page at ${base}` });
+      return page.webSocketDebuggerUrl;
+    };
+    const viaProxy = await cdp(await pageURL(cdpEndpoint));
+    const direct = await cdp(await pageURL(straight));
+
+    progress('CDP round trips ...');
+    const evaluate = (c) => () => c.call('Runtime.evaluate', { expression: '1+1' });
+    await alternate(200, evaluate(direct), evaluate(viaProxy)); // warm up
+    const [rd, rp] = await alternate(reps(3000, 300), evaluate(direct), evaluate(viaProxy));
+    row('CDP round trip (Runtime.evaluate, median)', ms(rd), ms(rp), `${(rp / rd).toFixed(3)}× (+${((rp - rd) * 1000).toFixed(0)} µs)`, '≤ 1.05×', rp / rd <= 1.05);
+
+    progress('Playwright MCP tool calls ...');
+    const pwDirect = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', straight], { cwd: work });
+    const pwProxy = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', cdpEndpoint], { cwd: work });
+    const pwEval = (c) => () => call(c.client, 'browser_evaluate', { function: '() => 1 + 1' });
+    await alternate(10, pwEval(pwDirect), pwEval(pwProxy));
+    const [ed, ep] = await alternate(reps(300, 30), pwEval(pwDirect), pwEval(pwProxy));
+    row('Playwright MCP browser_evaluate (median)', ms(ed), ms(ep), `${(ep / ed).toFixed(3)}×`, '(context)', true);
+    await pwDirect.close();
+    await pwProxy.close();
+
+    progress('screenshot throughput ...');
+    let shotBytes = 0;
+    const shot = (c) => async () => {
+      const r = await c.call('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true, clip: { x: 0, y: 0, width: 1600, height: 2400, scale: 1 } });
+      shotBytes = r.result.data.length;
+    };
+    await shot(direct)(); await shot(viaProxy)();
+    const [sd, sp] = await alternate(reps(12, 3), shot(direct), shot(viaProxy));
+    const mbps = (t) => (shotBytes / 1e6) / (t / 1000);
+    row(`screenshot throughput (${(shotBytes / 1e6).toFixed(1)} MB frames)`, `${mbps(sd).toFixed(0)} MB/s`, `${mbps(sp).toFixed(0)} MB/s`, `${(mbps(sp) / mbps(sd)).toFixed(3)}×`, '≥ 0.95×', mbps(sp) / mbps(sd) >= 0.95);
+
+    progress('bulk transfer ...');
+    const size = 64 << 20;
+    for (const c of [direct, viaProxy]) await c.call('Runtime.evaluate', { expression: `window.big = 'x'.repeat(${size}); 0` });
+    const bulk = (c) => () => c.call('Runtime.evaluate', { expression: 'window.big', returnByValue: true });
+    await bulk(direct)(); await bulk(viaProxy)();
+    const [bd, bp] = await alternate(reps(10, 3), bulk(direct), bulk(viaProxy));
+    const rate = (t) => (size / 1e6) / (t / 1000);
+    row('bulk transfer (64 MiB answers)', `${rate(bd).toFixed(0)} MB/s`, `${rate(bp).toFixed(0)} MB/s`, `${(rate(bp) / rate(bd)).toFixed(3)}×`, '≥ 0.95×', rate(bp) / rate(bd) >= 0.95);
+    viaProxy.close();
+    direct.close();
+    await straightBrowser.stop();
+
+    progress('wrap wake-up ...');
+    const stateFile = JSON.parse(fs.readFileSync(st.stateFile, 'utf8'));
+    const wakes = [];
+    for (let i = 0; i < reps(10, 3); i++) {
+      const dir = path.join(work, `wrap-${i}`);
+      fs.mkdirSync(dir, { mode: 0o700 }); // wrap reads only a private state folder
+      const child = spawn(binaryPath(), ['wrap', '--', 'date', '+%s%N'], { cwd: work, env: { ...process.env, BROWSER_COORDINATOR_STATE_DIR: dir } });
+      let out = '', err = '';
+      child.stdout.on('data', (d) => { out += d; });
+      child.stderr.on('data', (d) => { err += d; });
+      await new Promise((r) => setTimeout(r, 300)); // wrap is watching by now
+      // The running coordinator's own state file (its pid is alive and ours),
+      // written as the coordinator writes it: private, then renamed into place.
+      const tmp = path.join(dir, '.x.json.tmp');
+      fs.writeFileSync(tmp, JSON.stringify({ ...stateFile, workspace: work }), { mode: 0o600 });
+      fs.renameSync(tmp, path.join(dir, 'x.json'));
+      const written = BigInt(Date.now()) * 1000000n + BigInt(Math.round((performance.now() % 1) * 1e6));
+      await new Promise((r) => child.once('exit', r));
+      if (!/^\d+$/.test(out.trim())) throw new Error(`wrap did not start its child: ${err.trim() || out.trim()}`);
+      wakes.push(Number(BigInt(out.trim()) - written) / 1e6);
+    }
+    const wk = median(wakes);
+    row('wrap wake-up after the state file appears', '-', ms(wk), '-', '≤ 20 ms', wk <= 20);
+
+    await coord.close();
+
+    progress('lazy launch ...');
+    const own = [], lazy = [];
+    for (let i = 0; i < reps(7, 3); i++) {
+      // Chromium's own: the coordinator's command line, spawned and asked
+      // Browser.getVersion on its pipe by hand.
+      own.push(await spawnToReady(browser, ours, path.join(work, `p${i}`)));
+      const c = await startCoordinator({ stateDir: path.join(work, `lazy-${i}`), cwd: work });
+      await call(c.client, 'coordinator_status');
+      const [{ cdpEndpoint: endpoint }] = readStates(path.join(work, `lazy-${i}`));
+      const t = performance.now();
+      await (await fetch(`${endpoint}/json/version`)).json();
+      lazy.push(performance.now() - t);
+      await c.close();
+    }
+    const o = median(own), l = median(lazy);
+    row('lazy launch: first CDP request → answered', `Chromium spawn → ready ${ms(o)}`, ms(l), `${l >= o ? '+' : ''}${(((l / o) - 1) * 100).toFixed(1)}%`, '≤ +10%', l / o <= 1.10);
+  }
+
+  if (want('isolated')) {
+    progress('isolated clients (--isolated) against shared ones ...');
+    const { isolatedRows } = await import('./lib/benchisolated.mjs');
+    for (const r of await isolatedRows({ work, pages, alternate, median, n: reps(2000, 300), events: reps(20000, 5000) })) row(...r);
+  }
+
+  if (want('tier')) {
+    progress('tier switch ...');
+    const sw = await tierSwitch(reps(10, 3));
+    row('port file written → backend switched to Tier 2', '-', ms(sw.toTier2), '-', '≤ 200 ms', sw.toTier2 <= 200);
+    row('port file removed → backend switched to Tier 1', '-', ms(sw.toTier1), '-', '≤ 200 ms', sw.toTier1 <= 200);
+  }
+
+  if (want('modes')) {
+    progress('single-entry mode, HTTP transport ...');
+    const modes = await import('./lib/benchmodes.mjs');
+    const [sed, ses] = await modes.singleEntryCall({ work, pages, n: reps(400, 40), alternate });
+    row('single-entry (--mcp): Playwright MCP tool call (median)', ms(sed), ms(ses), `${ses >= sed ? '+' : ''}${((ses - sed) * 1000).toFixed(0)} µs`, '≤ +1 ms', ses - sed <= 1);
+    const tl = await modes.httpToolsListRate({ work, n: reps(20000, 2000) });
+    row('tools/list, 8 concurrent clients', `stdio ${tl.stdio.toFixed(0)}/s`, `HTTP ${tl.http.toFixed(0)}/s`, `${(tl.http / tl.stdio).toFixed(2)}×`, '≥ 1,000/s', tl.http >= 1000);
+    const mem = await modes.httpSessionMemory({ work, n: reps(230, 200) }) /* under the 256-session cap, with the 20 warm-up sessions */;
+    row('memory per HTTP session (RSS growth / sessions)', `RSS before ${(mem.before / 2 ** 20).toFixed(1)} MB`, `${(mem.perSession / 1024).toFixed(1)} KB`, '-', '≤ 64 KB', mem.perSession <= 64 * 1024);
+  }
+
+  if (want('everyday')) {
+    progress('everyday browser (the extension and its native host) ...');
+    const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
+    row('everyday: Playwright MCP navigate + snapshot (median)', `launched browser ${ms(ev.pwLaunched)}`, `your browser, through the extension ${ms(ev.pwEveryday)}`,
+      `${(ev.pwEveryday / ev.pwLaunched).toFixed(2)}×`, '≤ 1.2×', ev.pwEveryday / ev.pwLaunched <= 1.2);
+    row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
+      `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
+  }
+
+  if (want('pagetools')) {
+    progress('page tools (engine, Go benchmarks) ...');
+    const pt = pageToolsBenchmarks({ quick });
+    row('page tools: discovery, 5,000 elements and 20 forms (median)', '-', ms(pt.Discover['ms-median']), '-', '≤ 30 ms', pt.Discover['ms-median'] <= 30);
+    const listBytes = Object.entries(pt).filter(([k]) => k.startsWith('ToolListBytes/')).map(([k, v]) => [k.slice('ToolListBytes/'.length), v.bytes]);
+    const maxBytes = Math.max(...listBytes.map(([, b]) => b));
+    row('page tools: bytes of a typical page\'s tools', listBytes.map(([k, b]) => `${k} ${b}`).join(', '), `${maxBytes} B at most`, '-', '≤ 6 KB', maxBytes <= 6144);
+    row('page tools: load event → tools changed (engine, median)', '-', ms(pt.LoadToChanged['ms-median']), '-', '≤ 150 ms', pt.LoadToChanged['ms-median'] <= 150);
+    row('page tools: search_flights, one call (median)', '-', ms(pt.SearchFlightsCall['ms-median']), '-', '(context)', true);
+    row('page tools: a call with a JavaScript dialog open answers with it (median; the call that opens one)', '-',
+      `${ms(pt.DialogAnswer['ms-median'])} (${ms(pt.DialogAnswer['opening-ms-median'])})`, '-', '≤ 1 s', pt.DialogAnswer['ms-median'] <= 1000 && pt.DialogAnswer['opening-ms-median'] <= 1000);
+
+    progress('page tools at an MCP client ...');
+    const { startSiteServer } = await import('./lib/siteserver.mjs');
+    const site = await startSiteServer();
+    try {
+      const pm = await pageToolsMCP({ work, site, n: reps(20, 5), median });
+      row('page tools: load event → list_changed at an MCP client (median)', '-', ms(pm.loadToListChanged), '-', '≤ 150 ms', pm.loadToListChanged <= 150);
+      const parts = Object.entries(pm.listBytes);
+      const most = Math.max(...parts.map(([, b]) => b.pagePart));
+      row('page tools: tools/list bytes, a typical page focused (page\'s part)', parts.map(([k, b]) => `${k} ${b.pagePart}`).join(', '),
+        `${most} B at most (of ${Math.max(...parts.map(([, b]) => b.total))} B in all)`, '-', '≤ 6 KB', most <= 6144);
+      const { pageTool: one, playwright: three } = pm.flight;
+      row('flight search filled and submitted (median)', `Playwright MCP: ${three.calls} calls, ${ms(three.ms)}, ${three.bytes} B answered`,
+        `page tool: ${one.calls} call, ${ms(one.ms)}, ${one.bytes} B`, `${(three.ms / one.ms).toFixed(1)}× faster`, '(context)', true);
+    } finally {
+      await site.close();
+    }
+  }
+
+  if (want('corpus')) {
+    progress('corpus of real apps, page tools vs Playwright MCP ...');
+    const { corpusRows } = await import('./lib/corpus/benchrows.mjs');
+    for (const r of await corpusRows({ work, full: process.env.BENCH_CORPUS === 'full', progress })) row(...r);
+  }
 } finally {
   await pages.close();
   fs.rmSync(work, { recursive: true, force: true });
@@ -368,7 +390,9 @@ async function spawnWithPort(exe, args, profile) {
   };
 }
 
-console.log(`\n${quick ? '(BENCH_QUICK: fewer iterations)\n' : ''}`);
+const load = (l) => l.map((x) => x.toFixed(1)).join(' ');
+console.log(`\n${quick ? '(BENCH_QUICK: fewer iterations)\n' : ''}${only ? `(BENCH_ONLY: ${[...only].join(', ')})\n` : ''}`);
+console.log(`Load average (1, 5, 15 min) at the start: ${load(loadBefore)}; at the end: ${load(os.loadavg())}; ${os.cpus().length} cores.\n`);
 console.log('| metric | direct | through the coordinator | ratio | goal | met |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.metric} | ${r.direct} | ${r.coordinator} | ${r.ratio} | ${r.goal} | ${r.met ? 'yes' : 'NO'} |`);

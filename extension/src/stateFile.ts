@@ -29,7 +29,7 @@ export interface BrowserInfo {
 }
 
 /** The state file's backend values (contract names: they stay as they are). */
-export type Backend = 'tier1' | 'tier2' | 'attach' | 'everyday';
+export type Backend = 'tier1' | 'tier2' | 'attach' | 'everyday' | 'service';
 export type BrowserState = 'idle' | 'launching' | 'running' | 'stopped' | 'crashed';
 
 export interface CoordinatorState {

@@ -44,7 +44,7 @@ export interface StatusInput {
 
 export type Severity = 'normal' | 'warning' | 'error';
 
-export type Tier = 'Tier 1' | 'Tier 2' | 'attach' | 'everyday';
+export type Tier = 'Tier 1' | 'Tier 2' | 'attach' | 'everyday' | 'service';
 
 export function tierOf(input: StatusInput): Tier {
   switch (input.coordinator?.backend) {
@@ -54,6 +54,8 @@ export function tierOf(input: StatusInput): Tier {
       return 'attach';
     case 'everyday':
       return 'everyday';
+    case 'service':
+      return 'service';
     case 'tier1':
       return 'Tier 1';
     default:
@@ -66,6 +68,7 @@ const tierText: Record<Tier, string> = {
   'Tier 2': "VS Code's own browser view",
   attach: 'an existing CDP endpoint',
   everyday: 'your own browser, through the browser extension',
+  service: 'a session on a remote browser service (--browser-service)',
 };
 
 function icon(state: string, busy: boolean): string {

@@ -21,6 +21,7 @@ test('the tier follows the coordinator\'s backend, in the README\'s words', () =
   assert.equal(tierOf({ native: { ...off, enabled: true, port: 1 }, coordinator: base }), 'Tier 1');
   assert.equal(tierOf({ native: off, coordinator: { ...base, backend: 'attach' } }), 'attach');
   assert.equal(tierOf({ native: off, coordinator: { ...base, backend: 'everyday' } }), 'everyday');
+  assert.equal(tierOf({ native: off, coordinator: { ...base, backend: 'service' } }), 'service');
   assert.match(statusView({ native: off, coordinator: { ...base, backend: 'everyday' } }).plain, /everyday, your own browser/);
 });
 

@@ -20,6 +20,7 @@ export const everywhereE2E = [
 const sameGo = 'not in the browser-only set that runs on macOS and Windows: the same Go serves it on every OS, and the Linux job runs it';
 const linuxOnlyE2E = {
   'attach.test.mjs': 'puts a "remote" browser in a Linux network namespace (ip netns)',
+  'browser-service.test.mjs': 'runs the Browserless platform from npm on the system Chromium (a link where its playwright-core looks for Chrome for Testing); not yet tried on macOS and Windows',
   'everyday.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
   'everyday-pagetools.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',
   'reach.test.mjs': 'loads the unpacked extension with --load-extension, which only Chromium honours; the macOS and Windows runners have Chrome and Edge',

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Checker is one surface's rules.
@@ -224,4 +225,14 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// SyscallConn is the connection's own: the CDP proxy reads and writes its
+// clients' WebSockets with raw calls (cdp.ServerWebSocket).
+func (c *limitConn) SyscallConn() (syscall.RawConn, error) {
+	sc, ok := c.Conn.(syscall.Conn)
+	if !ok {
+		return nil, fmt.Errorf("%T has no file descriptor", c.Conn)
+	}
+	return sc.SyscallConn()
 }

@@ -100,6 +100,13 @@ type (
 	}
 )
 
+// Waiter is a connector whose start may wait on others (a remote
+// service's queue): Waiting says for what while a start is under way, ""
+// otherwise. Status shows it.
+type Waiter interface {
+	Waiting() string
+}
+
 // Options are what a launch uses. The zero value launches the first
 // detected browser, headed, with a temporary profile.
 type Options struct {
@@ -125,8 +132,8 @@ type Source struct {
 	// change of the rest is refused.
 	Launches bool
 	// Lazy: brought up at the first need, not as soon as it is set (a
-	// launch). A browser that runs anyway is connected at once, so that
-	// status shows it.
+	// launch; a remote service's session, which costs). A browser that
+	// runs anyway is connected at once, so that status shows it.
 	Lazy bool
 	// Fallback: when it does not answer (ErrUnreachable), launch a browser
 	// instead (VS Code quit), and say so with a FellBack event.

@@ -8,14 +8,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // versionInOutput matches a dotted version of three or four numbers, so that
 // "Debian GNU/Linux 12" in the same line is never taken for it.
-var versionInOutput = regexp.MustCompile(`\b\d+\.\d+\.\d+(?:\.\d+)?\b`)
+var versionInOutput = lazyre.New(`\b\d+\.\d+\.\d+(?:\.\d+)?\b`)
 
 // parseVersionOutput returns the first version number in the output of
 // "<browser> --version", e.g. "156.0.8078.79" from

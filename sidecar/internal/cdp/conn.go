@@ -32,14 +32,22 @@ type Conn struct {
 	done    chan struct{}
 	reading sync.WaitGroup // the reader, for Close
 	bg      sync.WaitGroup // detaches no one waits for (see detachLocked), for Close
+
+	// Kept for the next message: a peer's pending calls (each back once
+	// its answer is delivered) and the buffers its commands are written in.
+	calls, bufs sync.Pool
 }
 
 // call is one message out whose answer is awaited.
 type call struct {
-	ch   chan Message    // our own call: the answer goes here
-	peer *Peer           // a peer's message: the answer goes back to it
-	id   json.RawMessage // the id as the peer wrote it
-	then func(*Message) *Message
+	ch   chan Message // our own call: the answer goes here
+	peer *Peer        // a peer's message: the answer goes back to it
+	// head is `{"id":` and the id as the peer wrote it (id): its answer's
+	// head, in room for a usual id.
+	head, id []byte
+	room     [32]byte
+	pooled   bool // from Conn.calls: back there once answered
+	then     func(*Message) *Message
 	// An attach: the session its answer names becomes claimed's (its own
 	// session if root: Open). If claimed has closed by then (an Open that
 	// gave up closes its peer; a client may go first), no one holds the
@@ -64,6 +72,8 @@ func NewConn(t Transport, o Options) *Conn {
 		log = slog.Default()
 	}
 	c := &Conn{t: t, log: log, onEvent: o.OnEvent, pending: map[int64]*call{}, owners: map[string]*Peer{}, peers: map[*Peer]struct{}{}, done: make(chan struct{})}
+	c.calls.New = func() any { return new(call) }
+	c.bufs.New = func() any { b := make([]byte, 0, 256); return &b }
 	c.reading.Add(1)
 	go c.read()
 	return c
@@ -135,10 +145,11 @@ func (c *Conn) shutdown(why error) {
 	}
 }
 
-// route sends a browser message where it belongs.
+// route sends a browser message where it belongs. data is the
+// transport's: whatever outlives this call is copied.
 func (c *Conn) route(data []byte) {
 	env := peekBrowser(data)
-	if env.id.Exists() {
+	if env.hasID {
 		id, ok := env.numericID()
 		if !ok {
 			return
@@ -168,23 +179,26 @@ func (c *Conn) route(data []byte) {
 			cl.ch <- m
 		case cl.peer != nil:
 			cl.peer.answer(data, env, cl)
+			if cl.pooled {
+				*cl = call{}
+				c.calls.Put(cl)
+			}
 		}
 		return
 	}
 	c.mu.Lock()
-	owner := c.owners[env.session]
+	owner := c.owners[string(env.session)]
 	if owner == nil && c.root != nil {
 		owner = c.root
 	}
 	// Sessions a peer's session opens are that peer's: the browser announces
 	// them on the parent session before any of their own messages.
 	var orphan *Peer // a peer whose own session the browser ended
-	switch env.method {
-	case "Target.attachedToTarget":
+	if method := string(env.method); method == "Target.attachedToTarget" {
 		if owner != nil {
 			c.ownLocked(gjson.GetBytes(data, "params.sessionId").String(), owner)
 		}
-	case "Target.detachedFromTarget":
+	} else if method == "Target.detachedFromTarget" {
 		s := gjson.GetBytes(data, "params.sessionId").String()
 		if p := c.owners[s]; p != nil && p.root == s && p.mode != Root {
 			orphan = p
@@ -201,12 +215,21 @@ func (c *Conn) route(data []byte) {
 		owner.event(data, env)
 		return
 	}
-	if c.onEvent != nil && env.method != "" {
+	if c.onEvent != nil && len(env.method) > 0 {
 		var m Message
 		if json.Unmarshal(data, &m) == nil {
 			c.onEvent(m)
 		}
 	}
+}
+
+// peerCall is a pooled call for a peer's command with the client's id.
+func (c *Conn) peerCall(p *Peer, id []byte) *call {
+	cl := c.calls.Get().(*call)
+	cl.peer, cl.pooled = p, true
+	cl.head = append(append(cl.room[:0], `{"id":`...), id...)
+	cl.id = cl.head[len(`{"id":`):]
+	return cl
 }
 
 // ownLocked gives session to p, unless p has closed.
@@ -366,7 +389,11 @@ func (c *Conn) forget(id int64) {
 // browser did not take the message within WriteTimeout, the transport
 // broke) may have left part of a message behind: the connection ends.
 func (c *Conn) write(ctx context.Context, data []byte) error {
-	err := c.t.WriteMessage(ctx, data)
+	return c.writeParts(ctx, parts{body: data})
+}
+
+func (c *Conn) writeParts(ctx context.Context, p parts) error {
+	err := writeParts(ctx, c.t, p)
 	if err == nil {
 		return nil
 	}

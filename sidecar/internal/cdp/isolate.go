@@ -22,7 +22,7 @@ import (
 //     detached) of other contexts are not shown; Target.getTargets and
 //     Target.getBrowserContexts list the agent's; a target of another
 //     context cannot be attached to, activated, closed or looked at;
-//   - what names no context goes to the agent's own (Contexts.Base): a new
+//   - what names no context goes to the agent's own (AgentContexts.Base): a new
 //     target, the cookies of Storage.*, the permissions and downloads of
 //     Browser.*; naming a context that is not the agent's is refused;
 //   - a context a client creates is the agent's (its other clients see
@@ -36,29 +36,29 @@ import (
 // others pass undecoded, as for any client, so that isolation costs a
 // client nothing on the paths that carry pages (answers, page events).
 
-// Contexts are the browser contexts one agent works in: its own (Base,
+// AgentContexts are the browser contexts one agent works in: its own (Base,
 // where what names no context goes) and those its clients created. Every
 // connection of the agent shares them.
-type Contexts struct {
+type AgentContexts struct {
 	mu   sync.Mutex
 	base string
 	made map[string]bool
 }
 
-// NewContexts makes an agent's Contexts around its own context.
-func NewContexts(base string) *Contexts {
-	return &Contexts{base: base, made: map[string]bool{}}
+// NewAgentContexts makes an agent's AgentContexts around its own context.
+func NewAgentContexts(base string) *AgentContexts {
+	return &AgentContexts{base: base, made: map[string]bool{}}
 }
 
 // Base is the agent's own browser context.
-func (s *Contexts) Base() string {
+func (s *AgentContexts) Base() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.base
 }
 
 // Has: id is one of the agent's contexts.
-func (s *Contexts) Has(id string) bool {
+func (s *AgentContexts) Has(id string) bool {
 	if id == "" {
 		return false
 	}
@@ -70,7 +70,7 @@ func (s *Contexts) Has(id string) bool {
 // Replace makes base the agent's own context, for every client of the
 // agent at once, and returns the contexts it had (the owner disposes them):
 // the agent starts afresh (a stop of its browser).
-func (s *Contexts) Replace(base string) (old []string) {
+func (s *AgentContexts) Replace(base string) (old []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old = append(old, s.base)
@@ -83,7 +83,7 @@ func (s *Contexts) Replace(base string) (old []string) {
 
 // Made lists the contexts the agent's clients created (and did not
 // dispose): what goes with the agent besides Base.
-func (s *Contexts) Made() []string {
+func (s *AgentContexts) Made() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.made))
@@ -93,7 +93,7 @@ func (s *Contexts) Made() []string {
 	return out
 }
 
-func (s *Contexts) add(id string) {
+func (s *AgentContexts) add(id string) {
 	if id == "" {
 		return
 	}
@@ -102,16 +102,16 @@ func (s *Contexts) add(id string) {
 	s.mu.Unlock()
 }
 
-func (s *Contexts) remove(id string) {
+func (s *AgentContexts) remove(id string) {
 	s.mu.Lock()
 	delete(s.made, id)
 	s.mu.Unlock()
 }
 
-// Isolation is the Policy of one client of an agent (see Contexts). Close
+// Isolation is the Policy of one client of an agent (see AgentContexts). Close
 // it once its relay has served.
 type Isolation struct {
-	ctxs *Contexts
+	ctxs *AgentContexts
 
 	mu       sync.Mutex
 	targets  map[string]bool // what the client was shown of targets: in its contexts (true) or not
@@ -122,7 +122,7 @@ type Isolation struct {
 }
 
 // NewIsolation makes the policy of one client of the agent with ctxs.
-func NewIsolation(ctxs *Contexts) *Isolation {
+func NewIsolation(ctxs *AgentContexts) *Isolation {
 	return &Isolation{ctxs: ctxs, targets: map[string]bool{}, hidden: map[string]bool{}, browsers: map[string]bool{}}
 }
 

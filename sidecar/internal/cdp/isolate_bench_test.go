@@ -10,7 +10,7 @@ import (
 // sees the Target domain only); a Target event is decoded and judged.
 
 var (
-	pageEvent   = []byte(`{"method":"Runtime.consoleAPICalled","params":{"type":"log","args":[{"type":"string","value":"event"},{"type":"number","value":12345,"description":"12345"}],"executionContextId":1,"timestamp":1764201600000.123,"stackTrace":{"callFrames":[{"functionName":"","scriptId":"5","url":"","lineNumber":0,"columnNumber":40}]}},"sessionId":"5F3A9C0D2B6E4A1F8C7D9E0A1B2C3D4E"}`)
+	pageEvent       = []byte(`{"method":"Runtime.consoleAPICalled","params":{"type":"log","args":[{"type":"string","value":"event"},{"type":"number","value":12345,"description":"12345"}],"executionContextId":1,"timestamp":1764201600000.123,"stackTrace":{"callFrames":[{"functionName":"","scriptId":"5","url":"","lineNumber":0,"columnNumber":40}]}},"sessionId":"5F3A9C0D2B6E4A1F8C7D9E0A1B2C3D4E"}`)
 	targetInfoEvent = []byte(`{"method":"Target.targetInfoChanged","params":{"targetInfo":{"targetId":"A1B2C3D4E5F60718293A4B5C6D7E8F90","type":"page","title":"Page","url":"http://127.0.0.1:8080/page","attached":true,"canAccessOpener":false,"browserContextId":"0F1E2D3C4B5A69788796A5B4C3D2E1F0"}},"sessionId":"B0"}`)
 )
 
@@ -26,7 +26,7 @@ func benchPeer(policy Policy) *Peer {
 }
 
 func BenchmarkIsolationEvent(b *testing.B) {
-	iso := NewIsolation(NewContexts("0F1E2D3C4B5A69788796A5B4C3D2E1F0"))
+	iso := NewIsolation(NewAgentContexts("0F1E2D3C4B5A69788796A5B4C3D2E1F0"))
 	for _, tc := range []struct {
 		name   string
 		policy Policy
@@ -49,7 +49,7 @@ func BenchmarkIsolationEvent(b *testing.B) {
 }
 
 func BenchmarkIsolationCommand(b *testing.B) {
-	iso := NewIsolation(NewContexts("0F1E2D3C4B5A69788796A5B4C3D2E1F0"))
+	iso := NewIsolation(NewAgentContexts("0F1E2D3C4B5A69788796A5B4C3D2E1F0"))
 	r := NewRelay(iso)
 	for _, tc := range []struct{ name, msg string }{
 		{"page command", `{"id":7,"method":"Runtime.evaluate","params":{"expression":"1+1"},"sessionId":"5F3A9C0D2B6E4A1F8C7D9E0A1B2C3D4E"}`},

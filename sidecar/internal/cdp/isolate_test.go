@@ -32,7 +32,7 @@ type isoClient struct {
 	next    int64
 }
 
-func isolated(t *testing.T, conn *cdp.Conn, ctxs *cdp.Contexts) *isoClient {
+func isolated(t *testing.T, conn *cdp.Conn, ctxs *cdp.AgentContexts) *isoClient {
 	t.Helper()
 	c := &isoClient{t: t, policy: cdp.NewIsolation(ctxs), answers: map[int64]chan string{}, ended: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -127,13 +127,13 @@ func (c *isoClient) saw(s string) bool {
 	return false
 }
 
-func newContext(t *testing.T, conn *cdp.Conn) *cdp.Contexts {
+func newContext(t *testing.T, conn *cdp.Conn) *cdp.AgentContexts {
 	t.Helper()
 	res, err := conn.Call(testutil.Context(t), "", "Target.createBrowserContext", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cdp.NewContexts(gjson.GetBytes(res, "browserContextId").String())
+	return cdp.NewAgentContexts(gjson.GetBytes(res, "browserContextId").String())
 }
 
 func contextOf(t *testing.T, conn *cdp.Conn, target string) string {

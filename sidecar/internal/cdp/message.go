@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -63,10 +62,12 @@ func Fail(m *Message, format string, a ...any) *Message {
 }
 
 // envelope is what routing needs of a message, read without decoding it.
+// Its slices are data's own (nothing is copied to read a message).
 type envelope struct {
-	id      gjson.Result // the id as written; !Exists for events
-	session string
-	method  string
+	hasID   bool   // an answer (events have no id)
+	id      []byte // the id as written, when hasID
+	session []byte
+	method  []byte
 	// Where a browser's message has its usual shape (see peekBrowser): the
 	// id's end when the id is the first member, the start of the sessionId
 	// member when it is the last. 0 when not known.
@@ -76,15 +77,25 @@ type envelope struct {
 // peek reads a client's message (any shape: the full read).
 func peek(data []byte) envelope {
 	r := gjson.GetManyBytes(data, "id", "sessionId", "method")
-	return envelope{id: r[0], session: r[1].String(), method: r[2].String()}
+	e := envelope{hasID: r[0].Exists()}
+	if e.hasID {
+		e.id = []byte(r[0].Raw)
+	}
+	if s := r[1].String(); s != "" {
+		e.session = []byte(s)
+	}
+	if m := r[2].String(); m != "" {
+		e.method = []byte(m)
+	}
+	return e
 }
 
 // peekBrowser reads a browser's message. Chromium writes them in one shape:
 // an answer begins {"id":N, an event {"method":"…", the sessionId, if any,
 // is the last member, and the object's } is the last byte. Read from those
 // ends, a message costs the same whatever its size (a screenshot's answer
-// is tens of megabytes); anything else (another endpoint's "…}\n") gets the
-// full read.
+// is tens of megabytes), and nothing is allocated; anything else (another
+// endpoint's "…}\n") gets the full read.
 func peekBrowser(data []byte) envelope {
 	var e envelope
 	if len(data) == 0 || data[len(data)-1] != '}' {
@@ -96,22 +107,17 @@ func peekBrowser(data []byte) envelope {
 		for end < len(data) && data[end] >= '0' && data[end] <= '9' {
 			end++
 		}
-		if end == len(`{"id":`) || end == len(data) || (data[end] != ',' && data[end] != '}') {
+		if end == len(`{"id":`) || end == len(data) || (data[end] != ',' && data[end] != '}') || end-len(`{"id":`) > 18 {
 			return peek(data)
 		}
-		raw := string(data[len(`{"id":`):end])
-		n, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return peek(data)
-		}
-		e.id, e.idEnd = gjson.Result{Type: gjson.Number, Raw: raw, Num: n}, end
+		e.hasID, e.id, e.idEnd = true, data[len(`{"id":`):end], end
 	case bytes.HasPrefix(data, []byte(`{"method":"`)):
 		rest := data[len(`{"method":"`):]
 		end := bytes.IndexAny(rest, `"\`)
 		if end < 0 || rest[end] != '"' || bytes.Contains(rest, []byte(`"id"`)) {
 			return peek(data)
 		}
-		e.method = string(rest[:end])
+		e.method = rest[:end]
 	default:
 		return peek(data)
 	}
@@ -126,32 +132,64 @@ func peekBrowser(data []byte) envelope {
 // lastSession finds a message's sessionId when it is its last member: data
 // ends with ,"sessionId":"S"}, S free of quotes and backslashes. Then the
 // quotes before S are not escaped, so the member is the object's own.
-func lastSession(data []byte) (session string, at int, ok bool) {
+func lastSession(data []byte) (session []byte, at int, ok bool) {
 	const key = `,"sessionId":"`
 	if !bytes.HasSuffix(data, []byte(`"}`)) {
-		return "", 0, false
+		return nil, 0, false
 	}
 	from := max(0, len(data)-len(key)-128) // a session id is 32 characters
 	i := bytes.LastIndex(data[from:], []byte(key))
 	if i < 0 {
-		return "", 0, false
+		return nil, 0, false
 	}
 	at = from + i
 	s := data[at+len(key) : len(data)-2]
 	if bytes.ContainsAny(s, `"\`) {
-		return "", 0, false
+		return nil, 0, false
 	}
-	return string(s), at, true
+	return s, at, true
 }
 
 // numericID reads an answer's id: the ids we send are integers.
 func (e envelope) numericID() (int64, bool) {
-	if e.id.Type != gjson.Number {
+	id := e.id
+	if !e.hasID || len(id) == 0 || len(id) > 18 {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(e.id.Raw, 10, 64)
-	return n, err == nil
+	neg := id[0] == '-'
+	if neg {
+		id = id[1:]
+	}
+	if len(id) == 0 || (id[0] == '0' && len(id) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
+
+// parts is one message in up to three pieces, written as one: a transport
+// that can write them so (the pipe, a client's WebSocket) never joins them,
+// so that a screenshot's answer is passed on without being copied again.
+type parts struct{ head, body, tail []byte }
+
+func (p parts) len() int { return len(p.head) + len(p.body) + len(p.tail) }
+
+// join is the message in one piece, a copy of its own.
+func (p parts) join() []byte {
+	out := make([]byte, 0, p.len())
+	return append(append(append(out, p.head...), p.body...), p.tail...)
+}
+
+var closeBrace = []byte{'}'}
 
 // rewrite sets data's id to id (raw JSON), and removes its sessionId if
 // strip. The rest of the message is copied as it is.
@@ -164,30 +202,27 @@ func rewrite(data []byte, id []byte, strip bool) ([]byte, error) {
 }
 
 // answerAs is a browser's answer with the client's id, and without its
-// session if strip: in one copy where the envelope knows the answer's shape.
-func answerAs(data []byte, env envelope, id []byte, strip bool) ([]byte, error) {
+// session if strip: where the envelope knows the answer's shape, parts of
+// data itself behind head (`{"id":` and the client's id), nothing copied.
+func answerAs(data []byte, env envelope, head []byte, strip bool) (parts, error) {
 	if env.idEnd == 0 || (strip && env.sessionAt == 0) || data[len(data)-1] != '}' {
-		return rewrite(data, id, strip)
+		out, err := rewrite(data, head[len(`{"id":`):], strip)
+		return parts{body: out}, err
 	}
 	end := len(data) - 1
 	if strip && env.sessionAt != 0 {
 		end = env.sessionAt
 	}
-	out := make([]byte, 0, len(`{"id":`)+len(id)+end-env.idEnd+1)
-	out = append(out, `{"id":`...)
-	out = append(out, id...)
-	out = append(out, data[env.idEnd:end]...)
-	return append(out, '}'), nil
+	return parts{head: head, body: data[env.idEnd:end], tail: closeBrace}, nil
 }
 
 // eventWithout is a browser's event without its sessionId.
-func eventWithout(data []byte, env envelope) ([]byte, error) {
+func eventWithout(data []byte, env envelope) (parts, error) {
 	if env.sessionAt == 0 || data[len(data)-1] != '}' {
-		return withoutSession(data)
+		out, err := withoutSession(data)
+		return parts{body: out}, err
 	}
-	out := make([]byte, 0, env.sessionAt+1)
-	out = append(out, data[:env.sessionAt]...)
-	return append(out, '}'), nil
+	return parts{body: data[:env.sessionAt], tail: closeBrace}, nil
 }
 
 // withoutSession removes an event's sessionId.

@@ -1,11 +1,11 @@
 package cdp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -31,9 +31,13 @@ type PeerOptions struct {
 	Target string // Page: the target to attach to
 	// Deliver receives the answers and events meant for the peer, as its
 	// client must see them (its ids; the page or browser session it never
-	// named left out). It is called on the connection's reading goroutine
-	// and must not block: queue, or hand off. An error closes the peer.
+	// named left out), each a copy of its own. It is called on the
+	// connection's reading goroutine and must not block: queue, or hand
+	// off. An error closes the peer.
 	Deliver func([]byte) error
+	// deliver is a Relay's Deliver: the message in parts that are the
+	// connection's until it returns (nothing is copied to pass it on).
+	deliver func(parts) error
 	// OnEvent receives the peer's events decoded (for the coordinator's own
 	// users); the same rule: it must not block.
 	OnEvent func(Message)
@@ -119,13 +123,15 @@ func (p *Peer) Err() error {
 }
 
 // Owns reports whether the peer holds session ("" is its own).
-func (p *Peer) Owns(session string) bool {
-	if session == "" || session == p.root || p.mode == Root {
+func (p *Peer) Owns(session string) bool { return p.owns([]byte(session)) }
+
+func (p *Peer) owns(session []byte) bool {
+	if len(session) == 0 || string(session) == p.root || p.mode == Root {
 		return true
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.sessions[session]
+	return p.sessions[string(session)]
 }
 
 func (p *Peer) isClosed() bool {
@@ -154,43 +160,55 @@ func (p *Peer) Call(ctx context.Context, session, method string, params any) (js
 // to the peer's session unless it names one the peer holds; a session of
 // another peer is answered "not found", as the browser itself would. What
 // is not one strict command (see ParseCommand) is answered with an error
-// and nothing of it is sent.
+// and nothing of it is sent. data is the caller's again once Send returns.
 func (p *Peer) Send(ctx context.Context, data []byte) error {
-	m, err := ParseCommand(data)
+	c, err := parseCommand(data)
 	if err != nil {
-		return p.deliver(refusal(data, err))
+		return p.deliverOwn(refusal(data, err))
 	}
-	return p.send(ctx, &m, nil)
+	return p.send(ctx, c, nil)
 }
 
 // SendThen passes on a command ParseCommand read (a Policy has seen it),
 // with then rewriting the answer before the client sees it. What is sent
 // is m, encoded anew: never the client's own bytes.
 func (p *Peer) SendThen(ctx context.Context, m *Message, then func(*Message) *Message) error {
-	return p.send(ctx, m, then)
+	return p.send(ctx, command{id: m.ID, method: []byte(m.Method), session: []byte(m.SessionID), params: m.Params}, then)
 }
 
-func (p *Peer) send(ctx context.Context, m *Message, then func(*Message) *Message) error {
-	session := m.SessionID
-	if session == "" {
-		session = p.root
+func (p *Peer) send(ctx context.Context, m command, then func(*Message) *Message) error {
+	session := m.session
+	if len(session) == 0 {
+		session = []byte(p.root) // no copy: the conversion does not escape
 	}
-	if !p.Owns(session) {
-		return p.deliver(errorAnswer(m.ID, m.SessionID, SessionNotFound, "Session with given id not found."))
+	if !p.owns(session) {
+		return p.deliverOwn(errorAnswer(m.id, string(m.session), SessionNotFound, "Session with given id not found."))
 	}
 	if p.isClosed() {
 		return ErrClosed
 	}
-	id := p.c.nextID.Add(1)
-	cl := &call{peer: p, id: m.ID, then: then}
-	if attaches[m.Method] {
-		cl.claimed, cl.on = p, session // the session it opens is the peer's
+	c := p.c
+	id := c.nextID.Add(1)
+	var cl *call
+	if then == nil {
+		cl = c.peerCall(p, m.id)
+	} else {
+		cl = &call{peer: p, id: bytes.Clone(m.id), then: then}
+		cl.head = append([]byte(`{"id":`), cl.id...)
 	}
-	if err := p.c.add(id, cl); err != nil {
+	if string(m.method) == "Target.attachToTarget" || string(m.method) == "Target.attachToBrowserTarget" {
+		cl.claimed, cl.on = p, string(session) // the session it opens is the peer's
+	}
+	if err := c.add(id, cl); err != nil {
 		return err
 	}
-	if err := p.c.write(ctx, encodeCommand(id, m.Method, session, m.Params)); err != nil {
-		p.c.forget(id)
+	buf := c.bufs.Get().(*[]byte)
+	out := encodeCommand((*buf)[:0], id, m.method, session, m.params)
+	err := c.writeParts(ctx, out)
+	*buf = out.head[:0]
+	c.bufs.Put(buf)
+	if err != nil {
+		c.forget(id)
 		return err
 	}
 	return nil
@@ -203,13 +221,13 @@ var attaches = map[string]bool{"Target.attachToTarget": true, "Target.attachToBr
 // One that cannot be read or rewritten is answered with an error: the
 // client must not wait forever.
 func (p *Peer) answer(data []byte, env envelope, cl *call) {
-	strip := p.root != "" && env.session == p.root
+	strip := p.root != "" && string(env.session) == p.root
 	unreadable := func(err error) {
-		session := env.session
+		session := string(env.session)
 		if strip {
 			session = ""
 		}
-		_ = p.deliver(errorAnswer(cl.id, session, ServerError, "browser-coordinator: the browser's answer could not be passed on: "+err.Error()))
+		_ = p.deliverOwn(errorAnswer(cl.id, session, ServerError, "browser-coordinator: the browser's answer could not be passed on: "+err.Error()))
 	}
 	if cl.then != nil {
 		var m Message
@@ -230,10 +248,10 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 			unreadable(err)
 			return
 		}
-		_ = p.deliver(out)
+		_ = p.deliverOwn(out)
 		return
 	}
-	out, err := answerAs(data, env, cl.id, strip)
+	out, err := answerAs(data, env, cl.head, strip)
 	if err != nil {
 		unreadable(err)
 		return
@@ -245,8 +263,9 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 // Only the sessions a peer holds bring it events: never the connection's
 // own (browser-level) session, unless it is a Root peer.
 func (p *Peer) event(data []byte, env envelope) {
-	strip := p.root != "" && env.session == p.root
-	hook := p.o.Event != nil && strings.HasPrefix(env.method, p.o.EventDomain)
+	strip := p.root != "" && string(env.session) == p.root
+	d := p.o.EventDomain
+	hook := p.o.Event != nil && len(env.method) >= len(d) && string(env.method[:len(d)]) == d
 	if hook || p.o.OnEvent != nil {
 		var m Message
 		if json.Unmarshal(data, &m) != nil {
@@ -255,7 +274,7 @@ func (p *Peer) event(data []byte, env envelope) {
 		if p.o.OnEvent != nil {
 			p.o.OnEvent(m)
 		}
-		if p.o.Deliver == nil {
+		if !p.delivers() {
 			return
 		}
 		if hook {
@@ -270,34 +289,59 @@ func (p *Peer) event(data []byte, env envelope) {
 					out.SessionID = ""
 				}
 				if raw, err := json.Marshal(out); err == nil {
-					_ = p.deliver(raw)
+					_ = p.deliverOwn(raw)
 				}
 				return
 			}
 		}
 	}
-	if p.o.Deliver == nil {
+	if !p.delivers() {
 		return
 	}
+	out := parts{body: data}
 	if strip {
 		var err error
-		if data, err = eventWithout(data, env); err != nil {
+		if out, err = eventWithout(data, env); err != nil {
 			return
 		}
 	}
-	_ = p.deliver(data)
+	_ = p.deliver(out)
 }
 
 func sameEvent(a, b Message) bool {
 	return a.Method == b.Method && a.SessionID == b.SessionID && string(a.Params) == string(b.Params)
 }
 
+func (p *Peer) delivers() bool { return p.o.deliver != nil || p.o.Deliver != nil }
+
 // deliver hands a message to the peer's client; one it cannot take closes
-// the peer.
-func (p *Peer) deliver(data []byte) error {
-	if p.o.Deliver == nil {
+// the peer. Its parts may be the connection's: Deliver gets a copy.
+func (p *Peer) deliver(m parts) error {
+	var err error
+	switch {
+	case p.o.deliver != nil:
+		err = p.o.deliver(m)
+	case p.o.Deliver != nil:
+		err = p.o.Deliver(m.join())
+	default:
 		return nil
 	}
+	if err != nil {
+		p.close(fmt.Errorf("its client does not take messages: %w", err))
+	}
+	return err
+}
+
+// deliverOwn hands the client a message of our own making.
+func (p *Peer) deliverOwn(data []byte) error {
+	if p.o.deliver == nil && p.o.Deliver != nil {
+		return p.deliverCopy(data)
+	}
+	return p.deliver(parts{body: data})
+}
+
+// deliverCopy hands Deliver data itself: it is ours to give.
+func (p *Peer) deliverCopy(data []byte) error {
 	if err := p.o.Deliver(data); err != nil {
 		p.close(fmt.Errorf("its client does not take messages: %w", err))
 		return err
@@ -318,7 +362,7 @@ func (p *Peer) Emit(m *Message) error {
 	if err != nil {
 		return err
 	}
-	return p.deliver(data)
+	return p.deliverOwn(data)
 }
 
 // Close ends the peer: its sessions are let go (a Browser or Page session

@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,9 +67,11 @@ type Relay struct {
 	stopping atomic.Bool // Serve is ending: what the client sends goes nowhere
 
 	mu       sync.Mutex
+	fast     tryWriter // the client, if it takes a message without waiting
 	queue    [][]byte
 	queued   int
 	wake     chan struct{}
+	writing  bool  // a write to the client is under way (the writer's, or the connection reader's own)
 	draining bool  // the writer returns once the queue is empty
 	err      error // the relay failed: its client reads too slowly, a write to it failed, a command could not be passed on
 	slow     bool  // err is the slow client's
@@ -104,7 +107,7 @@ func (r *Relay) CloseWith(code int, reason string) {
 
 // Options completes o with the relay's delivery (and the policy's event hook).
 func (r *Relay) Options(o PeerOptions) PeerOptions {
-	o.Deliver = r.enqueue
+	o.Deliver, o.deliver = nil, r.enqueue
 	if r.policy != nil {
 		o.Event = func(m *Message) *Message { return r.policy.Event(r, m) }
 		if d, ok := r.policy.(interface{ EventDomain() string }); ok {
@@ -143,27 +146,74 @@ func (r *Relay) Send(m *Message) error {
 	return p.Emit(m)
 }
 
-// enqueue is the peer's Deliver: it never blocks the connection's reader.
-func (r *Relay) enqueue(data []byte) error {
+// tryWriter is a client Transport that takes a message at once when it
+// can without waiting (a WebSocket whose socket has room): then the
+// connection's reader writes it itself, and no goroutine is woken to.
+type tryWriter interface {
+	// tryWrite writes p if the client takes some of it now: true when p is
+	// the transport's (written whole, or its rest kept for flush), false
+	// when nothing was written. It never waits.
+	tryWrite(p parts) (bool, error)
+	// unfinished: the rest of a message tryWrite began waits for flush.
+	unfinished() bool
+	// flush writes that rest, waiting as WriteMessage does.
+	flush() error
+}
+
+// enqueue is the peer's delivery: it never blocks the connection's reader.
+// What the client takes at once is written now; the rest waits in the
+// queue, a copy of its own, for the writer.
+func (r *Relay) enqueue(p parts) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {
 		return r.err
 	}
-	if r.queued > 0 && r.queued+len(data) > r.maxQueued {
+	if tw := r.fast; tw != nil && !r.writing && len(r.queue) == 0 {
+		r.writing = true
+		r.mu.Unlock()
+		took, err := tw.tryWrite(p)
+		r.mu.Lock()
+		r.writing = false
+		if err != nil {
+			r.brokeLocked(err)
+			return r.err
+		}
+		if took {
+			if len(r.queue) > 0 || tw.unfinished() {
+				r.signal()
+			}
+			return nil
+		}
+	}
+	if r.queued > 0 && r.queued+p.len() > r.maxQueued {
 		// Its text is the reason in the client's close frame: short.
 		r.err = fmt.Errorf("the client did not read %s of CDP messages in time and was cut off", size(r.queued))
 		r.slow = true
 		r.cancel()
 		return r.err
 	}
+	data := p.join()
 	r.queue = append(r.queue, data)
 	r.queued += len(data)
+	r.signal()
+	return nil
+}
+
+func (r *Relay) signal() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
-	return nil
+}
+
+// brokeLocked: a write to the client failed; nothing more can reach it.
+func (r *Relay) brokeLocked(err error) {
+	r.broken = true
+	if r.err == nil {
+		r.err = fmt.Errorf("write to the client: %w", err)
+	}
+	r.cancel()
 }
 
 func size(n int) string {
@@ -184,12 +234,23 @@ func (r *Relay) writer(stop <-chan struct{}, done chan<- struct{}) {
 		default:
 		}
 		r.mu.Lock()
-		if len(r.queue) == 0 {
-			draining := r.draining
+		var data []byte
+		finish := false
+		switch {
+		case r.writing: // the connection's reader is writing: it signals when it is done
+		case r.fast != nil && r.fast.unfinished():
+			finish = true
+		case len(r.queue) > 0:
+			data = r.queue[0]
+			r.queue[0] = nil
+			r.queue = r.queue[1:]
+			r.queued -= len(data)
+		case r.draining:
 			r.mu.Unlock()
-			if draining {
-				return
-			}
+			return
+		}
+		if !finish && data == nil {
+			r.mu.Unlock()
 			select {
 			case <-r.wake:
 			case <-stop:
@@ -197,20 +258,24 @@ func (r *Relay) writer(stop <-chan struct{}, done chan<- struct{}) {
 			}
 			continue
 		}
-		data := r.queue[0]
-		r.queue[0] = nil
-		r.queue = r.queue[1:]
-		r.queued -= len(data)
+		r.writing = true
 		r.mu.Unlock()
 		// Not r.ctx: what was started is written whole, and a relay that
 		// ends still writes the last answers (see Serve).
-		if err := r.client.WriteMessage(context.Background(), data); err != nil {
-			r.mu.Lock()
-			r.broken = true
+		var err error
+		if finish {
+			err = r.fast.flush()
+		} else {
+			err = r.client.WriteMessage(context.Background(), data)
+		}
+		r.mu.Lock()
+		r.writing = false
+		if err != nil {
+			r.brokeLocked(err)
 			r.mu.Unlock()
-			r.fail(fmt.Errorf("write to the client: %w", err))
 			return
 		}
+		r.mu.Unlock()
 	}
 }
 
@@ -232,7 +297,10 @@ func (r *Relay) fail(err error) {
 // owner closed it (reconnect to the same endpoint), 1001 when the peer's
 // page went away or ctx ended, 1008 when it did not read what it asked for.
 func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
+	r.mu.Lock()
 	r.client = client
+	r.fast, _ = client.(tryWriter)
+	r.mu.Unlock()
 	r.peerP.Store(peer)
 	stop, written := make(chan struct{}), make(chan struct{})
 	go r.writer(stop, written)
@@ -260,11 +328,8 @@ func (r *Relay) Serve(ctx context.Context, client Transport, peer *Peer) error {
 	if flush && !clientGone {
 		r.mu.Lock()
 		r.draining = true
+		r.signal()
 		r.mu.Unlock()
-		select {
-		case r.wake <- struct{}{}:
-		default:
-		}
 		select {
 		case <-written:
 		case <-time.After(drainTime):
@@ -357,9 +422,11 @@ func (r *Relay) readClient(peer *Peer) error {
 // judged it), and what goes on is what the policy saw.
 func (r *Relay) command(data []byte) error {
 	peer := r.peerP.Load()
-	m, err := ParseCommand(data)
+	// The policy may keep what it reads (an answer later): a copy of its
+	// own, as the client's transport reads the next message into data.
+	m, err := ParseCommand(bytes.Clone(data))
 	if err != nil {
-		return peer.deliver(refusal(data, err))
+		return peer.deliverOwn(refusal(data, err))
 	}
 	if m.SessionID == "" {
 		m.SessionID = r.PageSession()

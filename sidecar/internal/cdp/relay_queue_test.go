@@ -16,10 +16,10 @@ func TestTheQueueAlwaysTakesOneMessage(t *testing.T) {
 	r := NewRelay(nil)
 	defer r.Close()
 	r.maxQueued = 1 << 20
-	if err := r.enqueue(make([]byte, 3<<20)); err != nil {
+	if err := r.enqueue(parts{body: make([]byte, 3<<20)}); err != nil {
 		t.Fatalf("a 3 MiB message into an empty queue bounded at 1 MiB: %v", err)
 	}
-	err := r.enqueue(make([]byte, 10))
+	err := r.enqueue(parts{body: make([]byte, 10)})
 	if err == nil || !strings.Contains(err.Error(), "did not read 3 MiB of CDP messages") {
 		t.Fatalf("a message on top of 3 MiB unread: %v", err)
 	}

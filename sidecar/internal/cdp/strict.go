@@ -43,18 +43,33 @@ var (
 // twice in any object, nothing before or after it but JSON whitespace.
 // Whatever it accepts, Chromium, encoding/json and gjson read alike. The
 // error wraps ErrUnparsable (with where the text went wrong) or
-// ErrNotCommand.
+// ErrNotCommand. The Message's ID and Params are data's own bytes.
 func ParseCommand(data []byte) (Message, error) {
-	var m Message
+	c, err := parseCommand(data)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{ID: json.RawMessage(c.id), Method: string(c.method), SessionID: string(c.session), Params: json.RawMessage(c.params)}, nil
+}
+
+// command is a command ParseCommand read, its parts data's own bytes (the
+// method and session decoded: a copy only where they had escapes).
+type command struct {
+	id, method, session, params []byte
+	hasSession                  bool
+}
+
+func parseCommand(data []byte) (command, error) {
+	var c command
 	s := scanner{data: data}
 	s.space()
 	if s.i == len(data) || data[s.i] != '{' {
 		if _, err := s.value(); err != nil {
-			return m, err
+			return c, err
 		}
-		return m, fmt.Errorf("%w: it is not a JSON object", ErrNotCommand)
+		return c, fmt.Errorf("%w: it is not a JSON object", ErrNotCommand)
 	}
-	err := s.object(m.set) // object refuses a key seen before
+	err := s.object(true, &c) // object refuses a key seen before
 	if err == nil {
 		s.space()
 		if s.i != len(data) {
@@ -62,39 +77,40 @@ func ParseCommand(data []byte) (Message, error) {
 		}
 	}
 	if err != nil {
-		return Message{}, err
+		return command{}, err
 	}
 	switch {
-	case len(m.ID) == 0:
-		return Message{}, fmt.Errorf("%w: it has no id", ErrNotCommand)
-	case m.Method == "":
-		return Message{}, fmt.Errorf("%w: it has no method", ErrNotCommand)
+	case len(c.id) == 0:
+		return command{}, fmt.Errorf("%w: it has no id", ErrNotCommand)
+	case len(c.method) == 0:
+		return command{}, fmt.Errorf("%w: it has no method", ErrNotCommand)
 	}
-	return m, nil
+	return c, nil
 }
 
 // set fills in one member of a command.
-func (m *Message) set(key string, raw []byte) error {
-	str := func() (string, error) {
+func (c *command) set(key, raw []byte) error {
+	str := func() ([]byte, error) {
 		if raw[0] != '"' {
-			return "", fmt.Errorf("%w: its %s is not a string", ErrNotCommand, key)
+			return nil, fmt.Errorf("%w: its %s is not a string", ErrNotCommand, key)
 		}
 		s := scanner{data: raw} // read already: it decodes
 		return s.str(true)
 	}
 	var err error
-	switch key {
+	switch string(key) {
 	case "id":
 		if raw[0] != '"' && raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
 			return fmt.Errorf("%w: its id is not a number or a string", ErrNotCommand)
 		}
-		m.ID = json.RawMessage(raw)
+		c.id = raw
 	case "method":
-		m.Method, err = str()
+		c.method, err = str()
 	case "sessionId":
-		m.SessionID, err = str()
+		c.session, err = str()
+		c.hasSession = true
 	case "params":
-		m.Params = json.RawMessage(raw)
+		c.params = raw
 	default:
 		err = fmt.Errorf("%w: it has a member %q (a command has only id, method, sessionId and params)", ErrNotCommand, key)
 	}
@@ -133,7 +149,7 @@ func (s *scanner) value() ([]byte, error) {
 	var err error
 	switch c := s.data[s.i]; {
 	case c == '{':
-		err = s.object(nil)
+		err = s.object(false, nil)
 	case c == '[':
 		err = s.array()
 	case c == '"':
@@ -166,9 +182,9 @@ func (s *scanner) enter() error {
 	return nil
 }
 
-// object reads an object, refusing a key it has seen in it already; each
-// (if set) gets every member.
-func (s *scanner) object(each func(key string, raw []byte) error) error {
+// object reads an object, refusing a key it has seen in it already; a
+// command's (top) members are set in cmd.
+func (s *scanner) object(top bool, cmd *command) error {
 	if err := s.enter(); err != nil {
 		return err
 	}
@@ -200,8 +216,8 @@ func (s *scanner) object(each func(key string, raw []byte) error) error {
 		}
 		s.i++
 		raw, err := s.value()
-		if err == nil && each != nil {
-			err = each(key, raw)
+		if err == nil && top {
+			err = cmd.set(key, raw)
 		}
 		if err != nil {
 			return err
@@ -296,8 +312,9 @@ func (s *scanner) number() error {
 	return nil
 }
 
-// str reads a string; with decode it returns its text (a key's, to compare).
-func (s *scanner) str(decode bool) (string, error) {
+// str reads a string; with decode it returns its text (a key's, to
+// compare): data's own bytes where it has no escape, else a copy.
+func (s *scanner) str(decode bool) ([]byte, error) {
 	s.i++ // "
 	var out []byte
 	from := s.i
@@ -309,25 +326,25 @@ func (s *scanner) str(decode bool) (string, error) {
 		}
 		switch {
 		case c == '"':
-			var text string
+			var text []byte
 			switch {
 			case !decode:
-			case out == nil: // no escape: the text as written, in one copy
-				text = string(s.data[from:s.i])
+			case out == nil: // no escape: the text as written
+				text = s.data[from:s.i:s.i]
 			default:
-				text = string(append(out, s.data[from:s.i]...))
+				text = append(out, s.data[from:s.i]...)
 			}
 			s.i++
 			return text, nil
 		case c < 0x20:
-			return "", s.fail(fmt.Sprintf("a control character (%s) inside a string must be escaped", quoteByte(c)))
+			return nil, s.fail(fmt.Sprintf("a control character (%s) inside a string must be escaped", quoteByte(c)))
 		case c == '\\':
 			if decode {
 				out = append(out, s.data[from:s.i]...)
 			}
 			r, err := s.escape()
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if decode {
 				out = utf8.AppendRune(out, r)
@@ -336,12 +353,12 @@ func (s *scanner) str(decode bool) (string, error) {
 		default:
 			r, n := utf8.DecodeRune(s.data[s.i:])
 			if r == utf8.RuneError && n == 1 {
-				return "", s.fail("the text is not valid UTF-8")
+				return nil, s.fail("the text is not valid UTF-8")
 			}
 			s.i += n
 		}
 	}
-	return "", s.fail("a string is not closed")
+	return nil, s.fail("a string is not closed")
 }
 
 // escape reads one escape sequence (a surrogate pair is one).
@@ -403,21 +420,21 @@ func (s *scanner) hex4() (rune, bool) {
 // keySet is the keys of one object: a few are compared in an array (no
 // allocation for a command's usual objects), many go into a map.
 type keySet struct {
-	few  [16]string
+	few  [16][]byte
 	n    int
 	many map[string]bool
 }
 
-func (k *keySet) add(key string) bool {
+func (k *keySet) add(key []byte) bool {
 	if k.many != nil {
-		if k.many[key] {
+		if k.many[string(key)] {
 			return false
 		}
-		k.many[key] = true
+		k.many[string(key)] = true
 		return true
 	}
 	for _, seen := range k.few[:k.n] {
-		if seen == key {
+		if string(seen) == string(key) {
 			return false
 		}
 	}
@@ -428,34 +445,44 @@ func (k *keySet) add(key string) bool {
 	}
 	k.many = make(map[string]bool, 2*len(k.few))
 	for _, seen := range k.few {
-		k.many[seen] = true
+		k.many[string(seen)] = true
 	}
-	k.many[key] = true
+	k.many[string(key)] = true
 	return true
 }
 
-// encodeCommand is the command a peer sends for a client: written anew from
-// what was read, with the connection's id and the session it goes to.
-func encodeCommand(id int64, method, session string, params json.RawMessage) []byte {
-	out := make([]byte, 0, len(params)+len(method)+len(session)+48)
-	out = append(out, `{"id":`...)
-	out = strconv.AppendInt(out, id, 10)
-	out = append(out, `,"method":`...)
-	out = appendString(out, method)
-	if session != "" {
-		out = append(out, `,"sessionId":`...)
-		out = appendString(out, session)
+// encodeCommand is the command a peer sends for a client: written anew
+// from what was read, with the connection's id and the session it goes to.
+// Its head is appended to buf; the params follow as they were read (the
+// scanner has checked them), then the closing brace.
+func encodeCommand(buf []byte, id int64, method, session, params []byte) parts {
+	buf = append(buf, `{"id":`...)
+	buf = strconv.AppendInt(buf, id, 10)
+	buf = append(buf, `,"method":`...)
+	buf = appendString(buf, method)
+	if len(session) > 0 {
+		buf = append(buf, `,"sessionId":`...)
+		buf = appendString(buf, session)
 	}
-	if len(params) > 0 {
-		out = append(out, `,"params":`...)
-		out = append(out, params...)
+	if len(params) == 0 {
+		return parts{head: append(buf, '}')}
 	}
-	return append(out, '}')
+	buf = append(buf, `,"params":`...)
+	return parts{head: buf, body: params, tail: closeBrace}
 }
 
-func appendString(out []byte, s string) []byte {
-	q, _ := json.Marshal(s) // a string always encodes
-	return append(out, q...)
+// appendString appends s as a JSON string, escaped as encoding/json
+// escapes it.
+func appendString(out, s []byte) []byte {
+	for _, c := range s {
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(string(s)) // a string always encodes
+			return append(out, q...)
+		}
+	}
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"')
 }
 
 // refusal answers a message ParseCommand refused, under the id (and
@@ -464,7 +491,7 @@ func appendString(out []byte, s string) []byte {
 // it cannot parse without an id; so does this when none can be read.
 func refusal(data []byte, why error) []byte {
 	env := peek(data)
-	id := []byte(env.id.Raw)
+	id := env.id
 	if s := (scanner{data: id}); len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		id = nil
 	} else if _, err := s.value(); err != nil || s.i != len(id) {
@@ -475,5 +502,5 @@ func refusal(data []byte, why error) []byte {
 		code = ParseError
 	}
 	msg := "browser-coordinator: refused a message, " + why.Error() + "; nothing of it was sent to the browser. Send each command as one JSON object (UTF-8, control characters escaped, no key twice, nothing after it)"
-	return errorAnswer(id, env.session, code, msg)
+	return errorAnswer(id, string(env.session), code, msg)
 }

@@ -1,12 +1,10 @@
 package cdp
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
@@ -18,8 +16,11 @@ import (
 // Transport carries whole CDP messages to and from one peer.
 type Transport interface {
 	// ReadMessage returns the next message; an error once the peer is gone.
+	// The message may be the transport's buffer: it is the caller's only
+	// until the next ReadMessage.
 	ReadMessage() ([]byte, error)
-	// WriteMessage sends one message. ctx counts only until the write
+	// WriteMessage sends one message, which is the caller's again once it
+	// returns. ctx counts only until the write
 	// starts: if it ends first (also while another write holds the
 	// transport), nothing is sent and the error wraps ctx.Err(). Once
 	// started, the write has WriteTimeout to finish, whatever ctx says: a
@@ -80,6 +81,16 @@ func (l writeLock) lock(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// tryLock takes the lock if no one holds it.
+func (l writeLock) tryLock() bool {
+	select {
+	case l <- struct{}{}:
+		return true
+	default:
+		return false
+	}
 }
 
 func (l writeLock) unlock() { <-l }
@@ -144,63 +155,119 @@ func clip(s string, n int) string {
 
 func (t *wsTransport) Close() error { return t.ws.Close() }
 
+// partsWriter is a Transport that writes a message given in parts without
+// joining them (one writev).
+type partsWriter interface {
+	writeParts(ctx context.Context, p parts) error
+}
+
+// writeParts writes p through t, joined only if t cannot take parts.
+func writeParts(ctx context.Context, t Transport, p parts) error {
+	if w, ok := t.(partsWriter); ok {
+		return w.writeParts(ctx, p)
+	}
+	if len(p.head) == 0 && len(p.tail) == 0 {
+		return t.WriteMessage(ctx, p.body)
+	}
+	return t.WriteMessage(ctx, p.join())
+}
+
 // Pipe is a Transport over Chromium's --remote-debugging-pipe: messages are
 // JSON texts ended by a NUL byte; the browser reads from in (its fd 3) and
 // writes to out (its fd 4). r and w are our ends.
+//
+// A message read is a slice of the transport's buffer (see ReadMessage),
+// which grows for a big message (a screenshot: the one copy it gets on
+// its way to a client) and shrinks once it has been read. A message is
+// written in one writev with its NUL, never copied.
 func Pipe(r, w *os.File) Transport {
-	return &pipeTransport{r: r, w: w, br: bufio.NewReaderSize(r, 256<<10), wmu: newWriteLock()}
+	t := &pipeTransport{r: r, w: w, wmu: newWriteLock(), buf: make([]byte, pipeBuffer)}
+	t.in, t.out = newFDIO(r), newFDIO(w)
+	return t
 }
+
+// pipeBuffer is what a pipe transport reads into: a usual message fits.
+const pipeBuffer = 256 << 10
 
 type pipeTransport struct {
-	r, w *os.File
-	br   *bufio.Reader
-	wmu  writeLock
-	wbuf []byte // while holding wmu
+	r, w    *os.File
+	in, out fdio
+	wmu     writeLock
+	// buf[start:end] is read and not yet returned; up to scan it has no NUL.
+	buf              []byte
+	start, end, scan int
 }
 
+var nul = []byte{0}
+
 func (t *pipeTransport) ReadMessage() ([]byte, error) {
-	var msg []byte
+	t.shrink()
 	for {
-		chunk, err := t.br.ReadSlice(0)
-		switch {
-		case err == nil:
-			if msg == nil {
-				// The common case: the whole message was in the buffer.
-				return bytes.Clone(chunk[:len(chunk)-1]), nil
+		if i := bytes.IndexByte(t.buf[t.scan:t.end], 0); i >= 0 {
+			at := t.scan + i
+			msg := t.buf[t.start:at:at]
+			t.start, t.scan = at+1, at+1
+			return msg, nil
+		}
+		t.scan = t.end
+		if t.end == len(t.buf) {
+			if err := t.room(); err != nil {
+				return nil, err
 			}
-			return append(msg, chunk[:len(chunk)-1]...), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(msg)+len(chunk) > MaxMessage {
-				return nil, fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
-			}
-			msg = append(msg, chunk...)
-		default:
-			if errors.Is(err, io.EOF) && len(msg)+len(chunk) == 0 {
-				return nil, io.EOF
-			}
+		}
+		n, err := t.in.Read(t.buf[t.end:])
+		t.end += n
+		if err != nil && n == 0 {
 			return nil, err
 		}
 	}
 }
 
+// room makes room to read into: the unread part is moved to the front, or
+// the buffer grows.
+func (t *pipeTransport) room() error {
+	if t.start > 0 {
+		t.end = copy(t.buf, t.buf[t.start:t.end])
+		t.scan -= t.start
+		t.start = 0
+		return nil
+	}
+	if len(t.buf) > MaxMessage {
+		return fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
+	}
+	// Four times while small (fewer copies of a growing screenshot), then
+	// twice: a 64 MiB answer must not hold 256 MiB.
+	factor := 4
+	if len(t.buf) >= 16<<20 {
+		factor = 2
+	}
+	grown := make([]byte, min(factor*len(t.buf), MaxMessage+1))
+	copy(grown, t.buf[:t.end])
+	t.buf = grown
+	return nil
+}
+
+// shrink lets go of a buffer a big message grew, once it has been read.
+func (t *pipeTransport) shrink() {
+	if len(t.buf) > pipeBuffer && t.end-t.start <= pipeBuffer/2 {
+		small := make([]byte, pipeBuffer)
+		t.end = copy(small, t.buf[t.start:t.end])
+		t.scan -= t.start
+		t.start = 0
+		t.buf = small
+	}
+}
+
 func (t *pipeTransport) WriteMessage(ctx context.Context, msg []byte) error {
+	return t.writeParts(ctx, parts{body: msg})
+}
+
+func (t *pipeTransport) writeParts(ctx context.Context, p parts) error {
 	if err := t.wmu.lock(ctx); err != nil {
 		return err
 	}
 	defer t.wmu.unlock()
-	_ = t.w.SetWriteDeadline(writeDeadline(len(msg)))
-	if len(msg) > 64<<10 {
-		// Too big to copy: the text, then its end.
-		if _, err := t.w.Write(msg); err != nil {
-			return err
-		}
-		_, err := t.w.Write([]byte{0})
-		return err
-	}
-	// One write, so the browser wakes once per message.
-	t.wbuf = append(append(t.wbuf[:0], msg...), 0)
-	_, err := t.w.Write(t.wbuf)
-	return err
+	return writeSoon(t.out, t.w, p.head, p.body, p.tail, nul)
 }
 
 func (t *pipeTransport) Close() error {

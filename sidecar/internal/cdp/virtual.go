@@ -1,11 +1,13 @@
 package cdp
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -22,9 +24,10 @@ import (
 // through its TabHost, the adapter that carries them.
 //
 // Every command passes the policy hook first (VirtualOptions.Policy): it
-// lets the command through, answers it (a refusal), or rewrites the tab's
-// answer. The everyday browser is a TabHost over the browser extension
-// with its reach policy.
+// lets the command through, answers it (a refusal), answers it later, or
+// rewrites the tab's answer. The everyday browser is a TabHost over the
+// browser extension with its reach policy; Tier 2 is a TargetHost (VS
+// Code's browser view, a target of a real browser) with its allowlist.
 type Virtual struct {
 	host   TabHost
 	policy func(Place, *Message) Verdict
@@ -34,6 +37,15 @@ type Virtual struct {
 	front  func()
 	log    *slog.Logger
 	ctxID  string // the one browser context
+
+	// ctx ends with Close: what a policy runs later (Verdict.Async) runs
+	// under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// q is what the Virtual says, when it is its own Transport (no
+	// VirtualOptions.Out); work, the calls it runs itself (no Go).
+	q    queue
+	work sync.WaitGroup
 
 	mu       sync.Mutex
 	targets  map[int]*vtarget     // by tab id
@@ -84,6 +96,11 @@ type Place struct {
 	// Page: the command came on a page's session, or a frame's or a
 	// worker's below one; false: on a browser session.
 	Page bool
+	// Target is that page's target id ("" on a browser session).
+	Target string
+	// Child: the command came on a frame's or a worker's session below
+	// the page, not on the page's own.
+	Child bool
 	// AgentTab: that page is a tab the agent opened (not the user's).
 	AgentTab bool
 	// Tabs are the URLs of the tabs the browser shows.
@@ -99,12 +116,17 @@ type VirtualWords struct {
 // VirtualOptions configure a Virtual.
 type VirtualOptions struct {
 	Host TabHost
-	// Policy decides about each command first; nil lets all through.
+	// Policy decides about each command first; nil lets all through. Its
+	// Verdict answers the command now (Reply), later (Async, run on a
+	// goroutine of the Virtual's: an answer of nil lets the command go on
+	// once it has run), or rewrites the tab's answer, an error too (Then).
 	Policy func(Place, *Message) Verdict
 	Words  VirtualWords
 	// Out takes each message for the client, in order; Go runs a call
 	// that waits (attaching, opening a tab) on a goroutine its owner
-	// waits for.
+	// waits for. Without Out the Virtual is a Transport of its own (a
+	// Conn reads what it says, see ReadMessage); without Go it runs those
+	// calls itself, and Close waits for them.
 	Out func([]byte)
 	Go  func(func())
 	// Activated is told (without the browser's lock) that a tab came to
@@ -124,7 +146,18 @@ func NewVirtual(o VirtualOptions) *Virtual {
 		children: map[string]int{}, attach: map[int]*attachment{}, attaching: map[string]bool{},
 		replay: map[int]*tabReplay{},
 	}
+	v.ctx, v.cancel = context.WithCancel(context.Background())
+	if v.out == nil {
+		v.q.init()
+		v.out = v.q.put
+	}
+	if v.spawn == nil {
+		v.spawn = v.run
+	}
 	v.sessions[""] = newBrowserSession("", "")
+	if h, ok := o.Host.(interface{ bind(*Virtual) }); ok {
+		h.bind(v) // a host that reports to the Virtual (TargetHost)
+	}
 	return v
 }
 
@@ -265,6 +298,10 @@ type vout struct {
 }
 
 func (v *Virtual) event(sessionID, method string, params any) {
+	if raw, ok := params.(json.RawMessage); ok {
+		v.out(rawMessage(nil, method, raw, sessionID))
+		return
+	}
 	msg, _ := json.Marshal(vout{Method: method, Params: params, SessionID: sessionID})
 	v.out(msg)
 }
@@ -277,11 +314,32 @@ func (v *Virtual) reply(m vcommand, result any) {
 	v.out(msg)
 }
 
+// replyRaw answers m with a result the host gave whole.
 func (v *Virtual) replyRaw(m vcommand, result json.RawMessage) {
 	if len(result) == 0 {
 		result = json.RawMessage("{}")
 	}
-	v.reply(m, result)
+	v.out(rawMessage(&m.ID, "", result, m.SessionID))
+}
+
+// rawMessage writes an answer (id set: {"id":…,"result":raw}) or an event
+// ({"method":…,"params":raw}) as Chromium does, the session last, without
+// reading raw again: it is the host's, whole and well-formed (a browser's
+// JSON, or the extension's, decoded once), and may be megabytes.
+func rawMessage(id *int64, method string, raw json.RawMessage, session string) []byte {
+	b := make([]byte, 0, len(raw)+len(method)+len(session)+48)
+	if id != nil {
+		b = strconv.AppendInt(append(b, `{"id":`...), *id, 10)
+		b = append(b, `,"result":`...)
+	} else {
+		b = appendString(append(b, `{"method":`...), []byte(method))
+		b = append(b, `,"params":`...)
+	}
+	b = append(b, raw...)
+	if session != "" {
+		b = appendString(append(b, `,"sessionId":`...), []byte(session))
+	}
+	return append(b, '}')
 }
 
 func (v *Virtual) fail(m vcommand, code int, format string, a ...any) {

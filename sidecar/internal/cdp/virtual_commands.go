@@ -19,13 +19,17 @@ func (v *Virtual) Command(raw []byte) {
 		v.fail(m, ParseError, "not a CDP command (a JSON object with an id and a method): %s", truncate(raw))
 		return
 	}
+	if v.judge(&m) {
+		v.dispatch(m)
+	}
+}
+
+// dispatch runs a command the policy let through.
+func (v *Virtual) dispatch(m vcommand) {
 	v.mu.Lock()
 	s := v.sessions[m.SessionID]
 	childTab, isChild := v.children[m.SessionID]
 	v.mu.Unlock()
-	if (s != nil || isChild) && !v.judge(&m, s, childTab) {
-		return
-	}
 	switch {
 	case m.Method == "Target.createTarget" && (isChild || s != nil && s.kind != kindBrowser):
 		// A page (or a frame or worker in it) opening a tab: through the
@@ -44,34 +48,71 @@ func (v *Virtual) Command(raw []byte) {
 	}
 }
 
-// judge asks the policy about m, sent on session s (nil: a child session
-// of tab childTab): false when the policy answered it (refused it).
-func (v *Virtual) judge(m *vcommand, s *vsession, childTab int) bool {
+// judge asks the policy about m: true lets it go on now; false, the
+// policy answered it (a refusal), or will (or will let it go on) later.
+// A command on no session of the browser's goes on, to be refused.
+func (v *Virtual) judge(m *vcommand) bool {
 	if v.policy == nil {
 		return true
 	}
-	at := Place{Page: s == nil || s.kind != kindBrowser}
-	v.mu.Lock()
-	for _, t := range v.targets {
-		at.Tabs = append(at.Tabs, t.url)
+	at, known := v.place(m.SessionID)
+	if !known {
+		return true
 	}
-	if s != nil && s.tgt != nil {
-		at.AgentTab = s.tgt.agent
-	} else if t := v.targets[childTab]; s == nil && t != nil {
-		at.AgentTab = t.agent
-	}
-	v.mu.Unlock()
-	verdict := v.policy(at, &Message{ID: strconv.AppendInt(nil, m.ID, 10), SessionID: m.SessionID, Method: m.Method, Params: m.Params})
-	if verdict.Reply != nil {
-		if verdict.Reply.Error != nil {
-			v.log.Debug("the policy refused a command", "method", m.Method, "why", verdict.Reply.Error.Message)
-		}
-		msg, _ := json.Marshal(verdict.Reply)
-		v.out(msg)
+	msg := &Message{ID: strconv.AppendInt(nil, m.ID, 10), SessionID: m.SessionID, Method: m.Method, Params: m.Params}
+	verdict := v.policy(at, msg)
+	switch {
+	case verdict.Reply != nil:
+		v.answer(m.Method, verdict.Reply)
+		return false
+	case verdict.Async != nil:
+		cmd := *m
+		v.spawn(func() {
+			if a := verdict.Async(v.ctx); a != nil {
+				v.answer(cmd.Method, a)
+				return
+			}
+			v.dispatch(cmd)
+		})
 		return false
 	}
 	m.then = verdict.Then
 	return true
+}
+
+// place is where a command on session sid was sent (known: on a session
+// of this browser).
+func (v *Virtual) place(sid string) (at Place, known bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	s := v.sessions[sid]
+	childTab, isChild := v.children[sid]
+	var t *vtarget
+	switch {
+	case s != nil:
+		t = s.tgt
+	case isChild:
+		t = v.targets[childTab]
+	default:
+		return Place{}, false
+	}
+	at = Place{Page: s == nil || s.kind != kindBrowser, Child: s == nil}
+	if t != nil {
+		at.Target, at.AgentTab = t.pageID, t.agent
+	}
+	for _, t := range v.targets {
+		at.Tabs = append(at.Tabs, t.url)
+	}
+	return at, true
+}
+
+// answer writes a policy's answer to a command.
+func (v *Virtual) answer(method string, a *Message) {
+	if a.Error != nil {
+		v.log.Debug("the policy refused a command", "method", method, "why", a.Error.Message)
+	}
+	msg, _ := json.Marshal(a)
+	v.out(msg)
 }
 
 // browserHandler answers one method on a browser session.

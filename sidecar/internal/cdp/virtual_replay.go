@@ -9,70 +9,45 @@ import (
 // browser reports only once: the execution contexts of its main session
 // and the child sessions (iframes, workers) auto-attach gave it.
 type tabReplay struct {
-	contexts []replayEntry[int64] // in creation order
-	children []replayEntry[string]
+	contexts Contexts
+	children []child // in the order they attached
 }
 
-type replayEntry[K comparable] struct {
-	key    K
-	params json.RawMessage
-}
-
-// put adds (or moves to the end) the entry for key.
-func put[K comparable](list []replayEntry[K], key K, params json.RawMessage) []replayEntry[K] {
-	return append(drop(list, key), replayEntry[K]{key, params})
-}
-
-func drop[K comparable](list []replayEntry[K], key K) []replayEntry[K] {
-	return slices.DeleteFunc(list, func(e replayEntry[K]) bool { return e.key == key })
-}
-
-// replayEvent is what the replay reads of an event's parameters.
-type replayEvent struct {
-	Context struct {
-		ID int64 `json:"id"`
-	} `json:"context"`
-	ExecutionContextID int64  `json:"executionContextId"`
-	SessionID          string `json:"sessionId"`
+type child struct {
+	session string
+	params  json.RawMessage // its attachedToTarget event's
 }
 
 // note updates the replay state from one event of the tab's main session.
 func (r *tabReplay) note(method string, params json.RawMessage) {
-	var p replayEvent
-	switch method {
-	case "Runtime.executionContextsCleared":
-		r.contexts = nil
+	if r.contexts.Note(method, params) {
 		return
-	case "Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Target.attachedToTarget", "Target.detachedFromTarget":
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	switch method {
+	case "Target.attachedToTarget", "Target.detachedFromTarget":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
 	default:
 		return
 	}
-	switch method {
-	case "Runtime.executionContextCreated":
-		r.contexts = put(r.contexts, p.Context.ID, params)
-	case "Runtime.executionContextDestroyed":
-		r.contexts = drop(r.contexts, p.ExecutionContextID)
-	case "Target.attachedToTarget":
-		r.children = put(r.children, p.SessionID, params)
-	case "Target.detachedFromTarget":
-		r.children = drop(r.children, p.SessionID)
+	r.children = slices.DeleteFunc(r.children, func(c child) bool { return c.session == p.SessionID })
+	if method == "Target.attachedToTarget" {
+		r.children = append(r.children, child{p.SessionID, params})
 	}
 }
 
 // snapshot returns what to replay for Runtime.enable or Target.setAutoAttach.
 func (r *tabReplay) snapshot(method string) []json.RawMessage {
-	var out []json.RawMessage
 	if method == "Runtime.enable" {
-		for _, e := range r.contexts {
-			out = append(out, e.params)
-		}
-		return out
+		return r.contexts.Created()
 	}
-	for _, e := range r.children {
-		out = append(out, e.params)
+	out := make([]json.RawMessage, len(r.children))
+	for i, c := range r.children {
+		out[i] = c.params
 	}
 	return out
 }

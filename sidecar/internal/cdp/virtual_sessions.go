@@ -2,6 +2,7 @@ package cdp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -308,7 +309,7 @@ func (v *Virtual) enableShared(s *vsession, m vcommand) func() {
 		case again:
 			events = r.snapshot(m.Method)
 		case m.Method == "Runtime.enable":
-			r.contexts = nil // the browser reports every context afresh
+			r.contexts.Clear() // the browser reports every context afresh
 		}
 	}
 	v.mu.Unlock()
@@ -337,21 +338,30 @@ func (v *Virtual) othersUse(s *vsession, key string) bool {
 // forward sends a command to a tab (child: a child session of its
 // debugger session) and answers with the tab's answer, under the caller's
 // session id, running then (when not nil) after a successful answer comes
-// and before it is passed on.
+// and before it is passed on. The policy's rewrite (m.then) sees the
+// answer, an error too; a host's *Error is the browser's, passed on as it
+// is.
 func (v *Virtual) forward(m vcommand, tabID int, child string, then func()) {
 	v.host.Send(tabID, child, m.Method, m.Params, func(result json.RawMessage, err error) {
-		if err != nil {
-			v.fail(m, ServerError, "%v", err)
-			return
-		}
-		if then != nil {
+		if err == nil && then != nil {
 			then()
 		}
-		if m.then == nil {
+		if m.then == nil && err == nil {
 			v.replyRaw(m, result)
 			return
 		}
-		msg, _ := json.Marshal(m.then(&Message{ID: strconv.AppendInt(nil, m.ID, 10), SessionID: m.SessionID, Result: result}))
+		a := &Message{ID: strconv.AppendInt(nil, m.ID, 10), SessionID: m.SessionID, Result: result}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Code: ServerError, Message: err.Error()}
+			}
+			a.Result, a.Error = nil, e
+		}
+		if m.then != nil {
+			a = m.then(a)
+		}
+		msg, _ := json.Marshal(a)
 		v.out(msg)
 	})
 }

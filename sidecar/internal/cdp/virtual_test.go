@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -28,6 +29,10 @@ func (h *memTabs) Send(_ int, _, method string, _ json.RawMessage, done func(jso
 	h.mu.Lock()
 	h.sent = append(h.sent, method)
 	h.mu.Unlock()
+	if method == "Page.topOnly" { // what an iframe answers, as the browser's own error
+		done(nil, &Error{Code: ServerError, Message: "Command can only be executed on top-level targets"})
+		return
+	}
 	done(json.RawMessage(`{"frameId":"F"}`), nil)
 }
 func (h *memTabs) Open(url string, _ bool) (int, error) {
@@ -111,6 +116,49 @@ func TestVirtualPolicyDecidesBeforeTheTabs(t *testing.T) {
 	}
 	if len(seen) != 3 || seen[0].Page || !seen[2].Page || !seen[2].AgentTab || strings.Join(seen[2].Tabs, ",") != "https://a.test/" {
 		t.Fatalf("the policy saw %+v; want the browser session's attach, then two commands on the agent's page of https://a.test/", seen)
+	}
+}
+
+// A policy may answer later (Async), or let the command go on once it has
+// run (an Async that answers nil); its rewrite sees the tab's errors, as
+// the browser wrote them.
+func TestVirtualPolicyAnswersLaterOrLetsGoOn(t *testing.T) {
+	var ran []string
+	policy := func(at Place, m *Message) Verdict {
+		switch m.Method {
+		case "Page.later":
+			return Verdict{Async: func(context.Context) *Message { return Reply(m, map[string]bool{"later": true}) }}
+		case "Page.afterwards":
+			return Verdict{Async: func(context.Context) *Message { ran = append(ran, m.Method); return nil }}
+		case "Page.topOnly":
+			return Verdict{Then: func(a *Message) *Message {
+				if a.Error != nil && a.Error.Message == "Command can only be executed on top-level targets" && at.Target == "P1" && !at.Child {
+					return Reply(m, struct{}{})
+				}
+				return a
+			}}
+		}
+		return Verdict{}
+	}
+	v, h, next := virtualUnderTest(t, policy)
+	v.Connected([]VirtualTab{{ID: 1, TargetID: "P1", URL: "https://a.test/"}})
+	v.Command([]byte(`{"id":1,"method":"Target.attachToTarget","params":{"targetId":"P1","flatten":true}}`))
+	session := gjsonString(t, next().Params, "sessionId")
+	next() // the answer
+	v.Command([]byte(`{"id":2,"sessionId":"` + session + `","method":"Page.later"}`))
+	if a := next(); string(a.Result) != `{"later":true}` || string(a.ID) != "2" {
+		t.Fatalf("the policy's later answer: %+v", a)
+	}
+	v.Command([]byte(`{"id":3,"sessionId":"` + session + `","method":"Page.afterwards"}`))
+	if a := next(); string(a.ID) != "3" || a.Error != nil || len(ran) != 1 {
+		t.Fatalf("a command let go on after the policy ran: %+v (ran %v)", a, ran)
+	}
+	v.Command([]byte(`{"id":4,"sessionId":"` + session + `","method":"Page.topOnly"}`))
+	if a := next(); a.Error != nil || string(a.Result) != `{}` {
+		t.Fatalf("the tab's error, rewritten by the policy: %+v", a)
+	}
+	if got := strings.Join(h.sent, ","); got != "Page.afterwards,Page.topOnly" {
+		t.Fatalf("the tab got %s; want the command let go on and the one rewritten, not the one answered later", got)
 	}
 }
 

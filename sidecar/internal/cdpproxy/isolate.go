@@ -18,7 +18,7 @@ import (
 // Isolated clients (--isolated). An agent's endpoint is the proxy's with the
 // agent's own secret in place of the coordinator's
 // (http://127.0.0.1:PORT/<agent secret>): every client that comes through it
-// works in that agent's browser contexts (cdp.Contexts), through a
+// works in that agent's browser contexts (cdp.AgentContexts), through a
 // cdp.Isolation; the URLs the proxy hands it (/json/version's, /json/list's)
 // carry the same secret, so that what it connects to next is its agent's
 // too. A client of the coordinator's own endpoint joins whatever the
@@ -38,11 +38,11 @@ type Isolation interface {
 	// Join hands a WebSocket client the contexts of the agent whose secret
 	// it came with ("" for the coordinator's own endpoint); leave is
 	// called when it goes.
-	Join(ctx context.Context, agent string) (ctxs *cdp.Contexts, leave func(), err error)
+	Join(ctx context.Context, agent string) (ctxs *cdp.AgentContexts, leave func(), err error)
 	// Peek is the agent's contexts for a /json request; nil when the
 	// endpoint gives each connection contexts of its own (a request has
 	// none).
-	Peek(ctx context.Context, agent string) (*cdp.Contexts, error)
+	Peek(ctx context.Context, agent string) (*cdp.AgentContexts, error)
 }
 
 type agentKey struct{}
@@ -104,7 +104,7 @@ func (p *Proxy) isolate(r *http.Request, b Backend, page string, caller cdp.Call
 var errNotAgents = errors.New("no such target among this client's (see /json/list)")
 
 // checkTarget: target is in one of ctxs (nil: none are).
-func checkTarget(ctx context.Context, caller cdp.Caller, ctxs *cdp.Contexts, target string) error {
+func checkTarget(ctx context.Context, caller cdp.Caller, ctxs *cdp.AgentContexts, target string) error {
 	if ctxs == nil {
 		return fmt.Errorf("%s: %w", target, errNotAgents)
 	}

@@ -24,7 +24,7 @@ type agentsOf struct {
 	conn *cdp.Conn
 
 	mu     sync.Mutex
-	named  map[string]*cdp.Contexts
+	named  map[string]*cdp.AgentContexts
 	joined []string // "" for a connection of the coordinator's endpoint
 	left   []string // contexts disposed as connections left
 }
@@ -36,15 +36,15 @@ func (g *agentsOf) IsAgent(secret string) bool {
 	return ok
 }
 
-func (g *agentsOf) newContext(ctx context.Context) (*cdp.Contexts, error) {
+func (g *agentsOf) newContext(ctx context.Context) (*cdp.AgentContexts, error) {
 	res, err := g.conn.Call(ctx, "", "Target.createBrowserContext", nil)
 	if err != nil {
 		return nil, err
 	}
-	return cdp.NewContexts(gjson.GetBytes(res, "browserContextId").String()), nil
+	return cdp.NewAgentContexts(gjson.GetBytes(res, "browserContextId").String()), nil
 }
 
-func (g *agentsOf) Join(ctx context.Context, agent string) (*cdp.Contexts, func(), error) {
+func (g *agentsOf) Join(ctx context.Context, agent string) (*cdp.AgentContexts, func(), error) {
 	g.mu.Lock()
 	g.joined = append(g.joined, agent)
 	named := g.named[agent]
@@ -64,7 +64,7 @@ func (g *agentsOf) Join(ctx context.Context, agent string) (*cdp.Contexts, func(
 	}, nil
 }
 
-func (g *agentsOf) Peek(_ context.Context, agent string) (*cdp.Contexts, error) {
+func (g *agentsOf) Peek(_ context.Context, agent string) (*cdp.AgentContexts, error) {
 	if agent == "" {
 		return nil, nil
 	}
@@ -76,7 +76,7 @@ func (g *agentsOf) Peek(_ context.Context, agent string) (*cdp.Contexts, error) 
 func isolatedProxy(t *testing.T, agents ...string) (*Proxy, *agentsOf, *cdp.Conn) {
 	t.Helper()
 	b := browser(t)
-	g := &agentsOf{conn: b.Conn, named: map[string]*cdp.Contexts{}}
+	g := &agentsOf{conn: b.Conn, named: map[string]*cdp.AgentContexts{}}
 	for _, a := range agents {
 		ctxs, err := g.newContext(testutil.Context(t))
 		if err != nil {
@@ -224,7 +224,7 @@ func TestAConnectionOfTheCoordinatorsEndpointIsAnAgent(t *testing.T) {
 // the whole browser.
 func TestAnAgentsEndpointIsRefusedWhereTheBackendCannotIsolate(t *testing.T) {
 	b := browser(t)
-	agents := &agentsOf{named: map[string]*cdp.Contexts{"agentA000000000000000000000000000": cdp.NewContexts("x")}}
+	agents := &agentsOf{named: map[string]*cdp.AgentContexts{"agentA000000000000000000000000000": cdp.NewAgentContexts("x")}}
 	p, err := Listen(Config{Resolver: static(backendOf(b)), Secret: secret, Agents: agents, Words: testWords})
 	if err != nil {
 		t.Fatal(err)

@@ -87,6 +87,8 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 	switch {
 	case err != nil && !last && errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil && !namesTarget(path):
 		return err
+	case err != nil && refused(err) && (namesTarget(path) || path == "/json/new"):
+		http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
 	case err != nil:
 		http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
 	case body != nil:
@@ -94,6 +96,13 @@ func (p *Proxy) synthesizeJSON(w http.ResponseWriter, r *http.Request, path stri
 		writeJSON(w, http.StatusOK, data)
 	}
 	return nil
+}
+
+// refused: the backend's policy answered no (its refusals are the
+// coordinator's words), as opposed to a browser that failed or went away.
+func refused(err error) bool {
+	var e *cdp.Error
+	return errors.As(err, &e) && strings.HasPrefix(e.Message, "browser-coordinator: ")
 }
 
 // namesTarget: path acts on a target of the browser (a browser that went

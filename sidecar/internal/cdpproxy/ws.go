@@ -2,7 +2,6 @@ package cdpproxy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha1"
 	"encoding/base64"
@@ -13,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
 	"github.com/gorilla/websocket"
@@ -72,65 +72,62 @@ func isBrowserPath(path string) bool {
 	return path == "/devtools/browser" || strings.HasPrefix(path, "/devtools/browser/")
 }
 
-var upgrader = websocket.Upgrader{
-	ReadBufferSize:  64 << 10,
-	WriteBufferSize: 64 << 10,
-	CheckOrigin:     func(*http.Request) bool { return true }, // ServeHTTP has checked it
+// upgrade answers a WebSocket handshake (RFC 6455 section 4.2) as Chromium
+// does: any key that is there (go-rod sends "nil"; RFC 6455 asks for 16
+// random bytes, which only matter to proxies in between), the accept
+// computed from the key as sent, no subprotocol, no extension. The
+// connection is then the client's transport (cdp.ServerWebSocket).
+func upgrade(w http.ResponseWriter, r *http.Request) (cdp.Transport, error) {
+	refuse := func(status int, why string) (cdp.Transport, error) {
+		if status == http.StatusUpgradeRequired {
+			w.Header().Set("Sec-WebSocket-Version", "13")
+		}
+		http.Error(w, "browser-coordinator: "+why, status)
+		return nil, errors.New(why)
+	}
+	switch {
+	case r.Method != http.MethodGet:
+		return refuse(http.StatusMethodNotAllowed, "a WebSocket handshake is a GET request")
+	case !hasToken(r.Header, "Connection", "upgrade") || !hasToken(r.Header, "Upgrade", "websocket"):
+		return refuse(http.StatusBadRequest, "not a WebSocket handshake (it needs Connection: Upgrade and Upgrade: websocket)")
+	case r.Header.Get("Sec-Websocket-Version") != "13":
+		return refuse(http.StatusUpgradeRequired, "a WebSocket handshake needs Sec-WebSocket-Version: 13")
+	case r.Header.Get("Sec-Websocket-Key") == "":
+		return refuse(http.StatusBadRequest, "a WebSocket handshake needs a Sec-WebSocket-Key header")
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return refuse(http.StatusInternalServerError, "the connection cannot be upgraded: "+err.Error())
+	}
+	// What the client sent after its request (its first frames) is its.
+	buffered, _ := rw.Reader.Peek(rw.Reader.Buffered())
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err = conn.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
+		acceptKey(r.Header.Get("Sec-Websocket-Key")) + "\r\n\r\n"))
+	_ = conn.SetDeadline(time.Time{})
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return cdp.ServerWebSocket(conn, buffered), nil
 }
 
-// upgrade answers a WebSocket handshake as Chromium does: any key that is
-// there (go-rod sends "nil"; RFC 6455 asks for 16 random bytes, which only
-// matter to proxies in between), the accept computed from the key as sent.
-// gorilla takes RFC keys only: it is handed a stand-in, and the accept it
-// writes is swapped for the one the client's key asks for.
-func upgrade(w http.ResponseWriter, r *http.Request) (*websocket.Conn, error) {
-	key := r.Header.Get("Sec-Websocket-Key")
-	if key == "" {
-		http.Error(w, "browser-coordinator: a WebSocket handshake needs a Sec-WebSocket-Key header", http.StatusBadRequest)
-		return nil, errors.New("no Sec-WebSocket-Key")
+// hasToken: a header's comma-separated list has token (any case).
+func hasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
 	}
-	if raw, err := base64.StdEncoding.DecodeString(key); err == nil && len(raw) == 16 {
-		return upgrader.Upgrade(w, r, nil)
-	}
-	r.Header.Set("Sec-Websocket-Key", standInKey)
-	return upgrader.Upgrade(&acceptSwap{ResponseWriter: w, from: acceptKey(standInKey), to: acceptKey(key)}, r, nil)
+	return false
 }
-
-// standInKey is RFC 6455's own example key.
-const standInKey = "dGhlIHNhbXBsZSBub25jZQ=="
 
 // acceptKey is the Sec-WebSocket-Accept for key (RFC 6455 section 4.2.2).
 func acceptKey(key string) string {
 	h := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
 	return base64.StdEncoding.EncodeToString(h[:])
-}
-
-// acceptSwap hands the upgrader a connection whose first write (the
-// handshake's answer) carries the accept to instead of from.
-type acceptSwap struct {
-	http.ResponseWriter
-	from, to string
-}
-
-func (a *acceptSwap) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	c, rw, err := http.NewResponseController(a.ResponseWriter).Hijack()
-	if err != nil {
-		return nil, nil, err
-	}
-	return &swapConn{Conn: c, from: []byte("Sec-WebSocket-Accept: " + a.from + "\r\n"), to: []byte("Sec-WebSocket-Accept: " + a.to + "\r\n")}, rw, nil
-}
-
-type swapConn struct {
-	net.Conn
-	from, to []byte
-	once     sync.Once
-}
-
-// Write swaps the accept in the first write; both are 28 bytes, so the
-// count written is the caller's.
-func (c *swapConn) Write(p []byte) (int, error) {
-	c.once.Do(func() { p = bytes.Replace(p, c.from, c.to, 1) })
-	return c.Conn.Write(p)
 }
 
 // relayClient is an open relay, for DropConnections.
@@ -163,9 +160,12 @@ func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string
 			return err
 		}
 		status := http.StatusBadGateway
-		if o.Mode == cdp.Page {
+		switch {
+		case o.Mode == cdp.Page:
 			status = http.StatusNotFound
 			err = fmt.Errorf("no target %s to attach to (see /json/list): %w", o.Target, err)
+		case refused(err):
+			status = http.StatusForbidden // the backend's policy (Tier 2 with no view)
 		}
 		http.Error(w, "browser-coordinator: "+err.Error(), status)
 		return nil
@@ -248,7 +248,6 @@ func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.R
 		peer.Close()
 		return nil
 	}
-	ws.SetReadLimit(cdp.MaxMessage)
 	c := relayClient{relay}
 	if !p.track(c, gen) {
 		peer.Close()
@@ -256,7 +255,7 @@ func (p *Proxy) serveClient(w http.ResponseWriter, r *http.Request, relay *cdp.R
 		return nil
 	}
 	defer p.untrack(c)
-	if err := relay.Serve(context.Background(), cdp.WebSocket(ws), peer); err != nil && !isClosed(err) {
+	if err := relay.Serve(context.Background(), ws, peer); err != nil && !isClosed(err) {
 		p.log.Debug("CDP client ended", "err", err)
 	}
 	return nil

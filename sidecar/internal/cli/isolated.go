@@ -31,8 +31,9 @@ import (
 // the soak measured), and children of their own in one shared profile still
 // find each other's tabs and cookies. Playwright MCP itself, serving HTTP,
 // gives each client a context of its own unless --shared-browser-context.
-// Off for a browser the coordinator does not launch (--cdp-endpoint: it may
-// not allow contexts; --browser everyday; VS Code's view), and for a
+// Off for a browser the coordinator does not launch (--cdp-endpoint and
+// --browser-service: it may not allow contexts, and a fleet may bill them;
+// --isolated asks for them there; --browser everyday; VS Code's view), and for a
 // persistent --user-data-dir, whose logins live in the profile's own
 // context, which isolated contexts do not see. --isolated=false shares.
 
@@ -68,7 +69,7 @@ const isolatedUsage = "every agent of this coordinator works in a browser contex
 func (f serveFlags) isolation() (coordinator.Isolation, error) {
 	on := f.isolated.on
 	if !f.isolated.set {
-		on = f.transport == "http" && len(f.mcp) > 0 && f.cdpEndpoint == "" && !f.everyday() && f.userDataDir == "" && os.Getenv(vscodetier.EnvPort) == ""
+		on = f.transport == "http" && len(f.mcp) > 0 && f.cdpEndpoint == "" && f.browserService == "" && !f.everyday() && f.userDataDir == "" && os.Getenv(vscodetier.EnvPort) == ""
 	}
 	if !on {
 		return coordinator.Shared, nil

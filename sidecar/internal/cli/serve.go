@@ -15,6 +15,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/childmcp"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/control"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/coordinator"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/fleet"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/mcpserver"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/reach"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/rpccheck"
@@ -50,6 +51,11 @@ type serveFlags struct {
 
 	// allowOrigins are the web pages let in over --transport http (CORS).
 	allowOrigins []string
+
+	// browserService is a remote browser service (Browserless), with how
+	// long a start may take and how long a session may last.
+	browserService                 string
+	serviceTimeout, serviceSession time.Duration
 }
 
 // allowFilesHint ends a refusal of a file:// URL.
@@ -96,6 +102,10 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.stateDir, "state-dir", "", "where state files live: a folder of yours no one else can write (default $BROWSER_COORDINATOR_STATE_DIR, else a per-user folder)")
 	fs.StringVar(&f.cdpEndpoint, "cdp-endpoint", "", "attach mode: proxy this existing browser (http(s):// or ws(s)://); never launch one")
 	fs.Var(&f.cdpHeaders, "cdp-header", "attach mode: a header for the CDP endpoint, 'Name: value' (repeatable)")
+	fs.StringVar(&f.browserService, "browser-service", "", "a remote browser service (Browserless: https://HOST or wss://HOST): a session of its own per start, opened at the first need, closed on stop and exit; "+
+		"its token comes from $"+fleet.TokenEnv+", never from the command line")
+	fs.DurationVar(&f.serviceTimeout, "browser-service-timeout", 0, "with --browser-service: how long a start may take, a wait in the service's queue included (default 2m)")
+	fs.DurationVar(&f.serviceSession, "browser-service-session", 0, "with --browser-service: how long the service may keep a session (default: no limit of ours; the session ends at stop or exit, or at the service's own limit)")
 	fs.StringVar(&f.transport, "transport", "stdio", "MCP transport: stdio, or http (streamable HTTP at /mcp and SSE at /sse)")
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8931", "with --transport http: the address to listen on")
 	fs.StringVar(&f.token, "token", "", "with --transport http: the bearer token clients must send (default $BROWSER_COORDINATOR_TOKEN, else one kept in the state folder's http-token)")
@@ -175,6 +185,7 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 }
 
 func runServe(args []string) int {
+	collectAfterStart()
 	f, code, ok := parseServe(args)
 	if !ok {
 		return code
@@ -184,6 +195,10 @@ func runServe(args []string) int {
 	defer stop()
 
 	opts, err := f.options(ctx, browsers.System())
+	if err != nil {
+		return fail(os.Stderr, "%v", err)
+	}
+	fleetSource, err := f.serviceSource() // before attach's probe: the two together are refused
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
@@ -219,6 +234,9 @@ func runServe(args []string) int {
 	if attach != nil {
 		c.SetSource(attach)
 	}
+	if fleetSource != nil {
+		c.SetSource(fleetSource) // lazy: no session until the first need
+	}
 	if f.everyday() {
 		c.SetSource(c.EverydaySource()) // connects now: the popup shows this coordinator at once
 	}
@@ -233,13 +251,13 @@ func runServe(args []string) int {
 		}
 	}()
 
-	if isolation != coordinator.Shared && attach == nil {
+	if isolation != coordinator.Shared && attach == nil && fleetSource == nil {
 		// VS Code's view is one page: no contexts to give. Said in status.
 		v := vscodetier.Detect(ctx, vscodetier.System(stateDir), true)
 		v.Reason = "--isolated: VS Code's browser view is one page and cannot give each agent a browser context of its own; the coordinator launches its own browser"
 		c.SetVSCodeStatus(&v)
 	}
-	if attach == nil && !f.everyday() && isolation == coordinator.Shared {
+	if attach == nil && fleetSource == nil && !f.everyday() && isolation == coordinator.Shared {
 		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
 		if err != nil {
 			log.Warn("VS Code tier switching is off", "err", err)

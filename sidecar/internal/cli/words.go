@@ -32,6 +32,9 @@ func startWords() remedy.Words {
 		remedy.OpenTab:       "or open a page with `browser-coordinator launch --url URL`",
 		remedy.Reconnect:     "`browser-coordinator restart` reconnects to it",
 		remedy.SwitchBrowser: "`browser-coordinator launch --browser TYPE` switches to a browser of the coordinator's own",
+
+		// A remote browser service (--browser-service).
+		remedy.ServiceTimeout: "or start the coordinator with a longer --browser-service-timeout",
 	}
 }
 

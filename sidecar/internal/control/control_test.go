@@ -23,11 +23,7 @@ func start(t *testing.T) (*coordinator.Coordinator, Client) {
 // startWith starts a coordinator whose --browser-path is browserPath.
 func startWith(t *testing.T, browserPath string) (*coordinator.Coordinator, Client) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := testutil.ShortDir(t)
 	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: browserPath, Headless: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ type Agent struct {
 
 	mu     sync.Mutex // held while its context is made: one per browser
 	on     *run       // the browser ctxs were made in
-	ctxs   *cdp.Contexts
+	ctxs   *cdp.AgentContexts
 	closed bool
 }
 
@@ -181,7 +181,7 @@ func (a *Agent) disposeLocked() {
 var ErrAgentGone = errors.New("this agent has left (its MCP session ended): start a new session")
 
 // contexts are the agent's contexts in b, made on first need.
-func (a *Agent) contexts(ctx context.Context, b *run) (*cdp.Contexts, error) {
+func (a *Agent) contexts(ctx context.Context, b *run) (*cdp.AgentContexts, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -203,14 +203,14 @@ func (a *Agent) contexts(ctx context.Context, b *run) (*cdp.Contexts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("make a browser context for %s: %w", a.name, err)
 	}
-	a.on, a.ctxs = b, cdp.NewContexts(gjson.GetBytes(res, "browserContextId").String())
+	a.on, a.ctxs = b, cdp.NewAgentContexts(gjson.GetBytes(res, "browserContextId").String())
 	a.c.log.Debug("agent's browser context made", "agent", a.name, "context", a.ctxs.Base())
 	return a.ctxs, nil
 }
 
 // known are the agent's contexts in b if they were made there (nil
 // otherwise): for what must not wait or make anything.
-func (a *Agent) known(b *run) *cdp.Contexts {
+func (a *Agent) known(b *run) *cdp.AgentContexts {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.on != b {
@@ -250,7 +250,7 @@ type isolation struct {
 	b *run
 }
 
-func (i isolation) Join(ctx context.Context, secret string) (*cdp.Contexts, func(), error) {
+func (i isolation) Join(ctx context.Context, secret string) (*cdp.AgentContexts, func(), error) {
 	a, perConnection := i.agentFor(secret)
 	if a == nil {
 		return nil, nil, ErrAgentGone
@@ -268,7 +268,7 @@ func (i isolation) Join(ctx context.Context, secret string) (*cdp.Contexts, func
 	return ctxs, func() {}, nil
 }
 
-func (i isolation) Peek(ctx context.Context, secret string) (*cdp.Contexts, error) {
+func (i isolation) Peek(ctx context.Context, secret string) (*cdp.AgentContexts, error) {
 	if secret == "" && i.c.cfg.Isolation == IsolatedPerConnection {
 		return nil, nil // a request has no contexts of its own
 	}
@@ -326,7 +326,7 @@ func (a *Agent) pagesOn(ctx context.Context, b *run) (backend.Pages, error) {
 // scopedPages are the pages of one agent's contexts.
 type scopedPages struct {
 	p    *pages
-	ctxs *cdp.Contexts
+	ctxs *cdp.AgentContexts
 }
 
 func (s scopedPages) page(t cdp.Target) bool { return cdp.IsPage(t) && s.ctxs.Has(t.BrowserContextID) }

@@ -26,15 +26,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
 // stateDir is short: temporary profiles live below it (see launcher.browserTempDir).
-func stateDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
+var stateDir = testutil.ShortDir
 
 func newCoordinator(t *testing.T, cfg Config) *Coordinator {
 	t.Helper()

@@ -42,6 +42,10 @@ type Status struct {
 	// Agent is the asking agent's own part, when it has an endpoint of its
 	// own (--isolated: an MCP session over HTTP; see agents.go).
 	Agent *AgentStatus `json:"agent,omitempty"`
+
+	// Waiting says what a start under way waits for (a remote service
+	// starting a browser, a slot in its queue).
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Status reports where the coordinator is.
@@ -67,6 +71,9 @@ func (c *Coordinator) Status() Status {
 		s.LastError, s.LastErr = m.lastErr.Error(), m.lastErr
 	}
 	s.Backend = m.source.Kind
+	if w, ok := m.source.Connector.(backend.Waiter); ok && m.state == Launching {
+		s.Waiting = w.Waiting()
+	}
 	if m.cur != nil {
 		s.Backend = m.cur.kind
 		if m.cur.pages != nil {

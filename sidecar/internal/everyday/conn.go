@@ -96,8 +96,6 @@ type Conn struct {
 	log *slog.Logger
 
 	mu      sync.Mutex
-	cond    *sync.Cond // signals out and closed
-	out     [][]byte   // messages waiting for ReadMessage
 	closed  bool
 	link    *link // nil while disconnected
 	status  Status
@@ -138,7 +136,6 @@ func Open(o Options) (*Conn, error) {
 
 		activations: make(chan struct{}, 1),
 	}
-	c.cond = sync.NewCond(&c.mu)
 	c.b = c.newVirtual()
 	watcher, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -159,19 +156,13 @@ func Open(o Options) (*Conn, error) {
 	return c, nil
 }
 
-// ReadMessage returns the next answer or event; ErrClosed after Close.
+// ReadMessage returns the next answer or event (what the virtual browser
+// says); ErrClosed after Close.
 func (c *Conn) ReadMessage() ([]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for len(c.out) == 0 && !c.closed {
-		c.cond.Wait()
-	}
-	if len(c.out) == 0 {
+	msg, err := c.b.ReadMessage()
+	if err != nil {
 		return nil, ErrClosed
 	}
-	msg := c.out[0]
-	c.out[0] = nil
-	c.out = c.out[1:]
 	return msg, nil
 }
 
@@ -198,8 +189,8 @@ func (c *Conn) Close() error {
 	}
 	c.closed = true
 	l := c.link
-	c.cond.Broadcast()
 	c.mu.Unlock()
+	c.b.Close() // what waits for ReadMessage is read, then ErrClosed
 	c.stop()
 	if l != nil {
 		l.fail(ErrClosed) // the host tells the extension, which detaches this client's tabs
@@ -263,16 +254,6 @@ func (c *Conn) notify() {
 	case c.changes <- struct{}{}:
 	default:
 	}
-}
-
-// emit queues a message for ReadMessage; c.mu must not be held.
-func (c *Conn) emit(msg []byte) {
-	c.mu.Lock()
-	if !c.closed {
-		c.out = append(c.out, msg)
-		c.cond.Signal()
-	}
-	c.mu.Unlock()
 }
 
 func (c *Conn) currentLink() *link {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +14,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/userbrowser"
 )
 
-func stateDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "st") // short: socket paths are limited to ~104 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
+var stateDir = testutil.ShortDir // short: socket paths are limited to ~104 bytes
 
 var isPage = userbrowser.IsPage
 

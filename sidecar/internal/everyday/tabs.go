@@ -19,7 +19,6 @@ func (c *Conn) newVirtual() *cdp.Virtual {
 		Host:      tabHost{c},
 		Policy:    c.o.Reach.Command,
 		Words:     cdp.VirtualWords{Browser: "the user's own browser", Backend: "the everyday backend"},
-		Out:       c.emit,
 		Go:        c.spawn,
 		Activated: c.activated,
 		Log:       c.log,

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // Entries that run browser-coordinator, found in a config file, and what
@@ -37,13 +38,13 @@ type Found struct {
 }
 
 var (
-	exeRE     = regexp.MustCompile(`(?i)^browser-coordinator(\.exe)?$`)
-	npxRE     = regexp.MustCompile(`(?i)^npx(\.cmd)?$`)
-	packageRE = regexp.MustCompile(`^browser-coordinator(@.+)?$`)
-	cmdRE     = regexp.MustCompile(`(?i)^cmd(\.exe)?$`)
+	exeRE     = lazyre.New(`(?i)^browser-coordinator(\.exe)?$`)
+	npxRE     = lazyre.New(`(?i)^npx(\.cmd)?$`)
+	packageRE = lazyre.New(`^browser-coordinator(@.+)?$`)
+	cmdRE     = lazyre.New(`(?i)^cmd(\.exe)?$`)
 	// The VS Code extension's folder, whose name holds its version:
 	// …/browser-coordinator.browser-coordinator-0.1.0-linux-x64/bin/…
-	versionRE = regexp.MustCompile(`(?i)[\\/]browser-coordinator\.browser-coordinator-(\d+\.\d+\.\d+[^\\/]*?)(-(linux|darwin|win32|alpine)-(x64|arm64|armhf))?[\\/]`)
+	versionRE = lazyre.New(`(?i)[\\/]browser-coordinator\.browser-coordinator-(\d+\.\d+\.\d+[^\\/]*?)(-(linux|darwin|win32|alpine)-(x64|arm64|armhf))?[\\/]`)
 )
 
 // decode reads an entry; ok is false for anything that is not a command.

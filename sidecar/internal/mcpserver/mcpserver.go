@@ -170,6 +170,10 @@ func RenderStatus(s coordinator.Status) string {
 	switch s.State {
 	case coordinator.Idle, coordinator.Stopped, coordinator.Crashed:
 		b.WriteString("; it starts on first use")
+	case coordinator.Launching:
+		if s.Waiting != "" {
+			fmt.Fprintf(&b, "; waiting for %s", s.Waiting)
+		}
 	}
 	fmt.Fprintf(&b, "\nCDP endpoint: %s (stays the same for this coordinator's life)\n", s.CDPEndpoint)
 	fmt.Fprintf(&b, "Backend: %s\n", backendText(s.Backend))
@@ -244,6 +248,8 @@ func backendText(backend string) string {
 		return "attach (an existing browser given with --cdp-endpoint; never launched or killed)"
 	case state.BackendEveryday:
 		return "everyday (the user's own browser; never launched or closed)"
+	case state.BackendService:
+		return "service (a session on the remote browser service given with --browser-service: opened at the first need, closed on stop and exit)"
 	}
 	return backend
 }

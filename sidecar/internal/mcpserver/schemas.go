@@ -24,7 +24,7 @@ var browserListAbout = about{
 
 var statusAbout = about{
 	"state":    {enum: []any{coordinator.Idle, coordinator.Launching, coordinator.Running, coordinator.Stopped, coordinator.Crashed}},
-	"backend":  {enum: []any{state.BackendTier1, state.BackendTier2, state.BackendAttach, state.BackendEveryday}, desc: "tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint; everyday: the user's own browser"},
+	"backend":  {enum: []any{state.BackendTier1, state.BackendTier2, state.BackendAttach, state.BackendEveryday, state.BackendService}, desc: "tier1: a browser this coordinator launched; tier2: VS Code's own browser; attach: an existing browser given with --cdp-endpoint; everyday: the user's own browser; service: a session on the remote browser service given with --browser-service"},
 	"browser":  {desc: "the browser in use; absent while none runs"},
 	"everyday": {desc: "backend everyday: what is connected of the user's own browser"},
 	"everyday.via": {enum: []any{coordinator.ExtensionVia, coordinator.ActivePortVia},
@@ -36,6 +36,7 @@ var statusAbout = about{
 	"cdpEndpoint":            {desc: "give this to automation tools (e.g. --cdp-endpoint)"},
 	"currentUrl":             {desc: "the page in front"},
 	"connections":            {desc: "open CDP client connections"},
+	"waiting":                {desc: "state launching: what the start waits for (a remote service starting a browser, a slot in its queue)"},
 	"startedAt":              {format: "date-time"},
 	"vscode":                 {desc: "how the coordinator relates to VS Code"},
 	"vscode.inside":          {desc: "running inside VS Code"},

@@ -38,6 +38,7 @@ type tabAnswer struct {
 	ToolsAvailable []string          `json:"toolsAvailable,omitempty" jsonschema:"the tab's page tools"`
 	Dialog         *pagetools.Dialog `json:"dialog,omitempty"`
 	dialogText     string
+	toolsUnknown   string // why its tools could not be found (none said: unknown is not none)
 }
 
 type closedTab struct {
@@ -159,6 +160,9 @@ func (h *handlers) answer(ctx context.Context, tab coordinator.Tab, focus bool, 
 		}
 	} else if peeked, err := h.pages.tr.PeekTab(ctx, tab.ID, wantURL); err == nil {
 		it.ToolsAvailable = pagetools.Names(peeked.Tools)
+	} else {
+		it.toolsUnknown = err.Error()
+		return boundItem(it)
 	}
 	if it.ToolsAvailable == nil {
 		it.ToolsAvailable = []string{}
@@ -179,7 +183,9 @@ func renderTab(verb string, it tabAnswer) (tabAnswer, string, error) {
 	if it.Focused {
 		s += " (focused)"
 	}
-	if it.ToolsAvailable != nil {
+	if it.toolsUnknown != "" {
+		s += fmt.Sprintf("\nIts page tools are not known yet (%s): %s counts them once it has loaded.", it.toolsUnknown, defaultVocab.listTabs)
+	} else if it.ToolsAvailable != nil {
 		s += fmt.Sprintf("\nIts page tools: %s", listOr(it.ToolsAvailable, "none"))
 	}
 	if it.dialogText != "" {

@@ -34,7 +34,7 @@ func serveSite(t *testing.T) string {
 
 func newCoordinator(t *testing.T) *coordinator.Coordinator {
 	t.Helper()
-	dir := t.TempDir()
+	dir := testutil.ShortDir(t)
 	c, err := coordinator.New(coordinator.Config{StateDir: dir, Options: coordinator.Options{BrowserPath: testutil.BrowserPath(t), Headless: true}})
 	if err != nil {
 		t.Fatal(err)

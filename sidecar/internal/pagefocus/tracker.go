@@ -768,9 +768,14 @@ func (t *Tracker) Peek(ctx context.Context, tabs []backend.Tab) map[string][]pag
 
 // PeekTab finds the page and tools of one tab that need not be focused
 // (attach, discover, detach), waiting like Focus for a tab just opened at
-// wantURL.
+// wantURL: as long as Focus would (SettleTimeout), since the agent that
+// opened it waits for this one tab; other tabs within PeekTimeout.
 func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) (Focus, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.cfg.PeekTimeout)
+	bound := t.cfg.PeekTimeout
+	if wantURL != "" {
+		bound = t.cfg.SettleTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	f, err := t.attach(ctx, id)
 	if err != nil {
@@ -779,7 +784,7 @@ func (t *Tracker) PeekTab(ctx context.Context, id, wantURL string) (Focus, error
 	defer f.close()
 	f.load(ctx, wantURL)
 	if ctx.Err() != nil {
-		return Focus{}, fmt.Errorf("the tab's page did not load within %s", t.cfg.PeekTimeout)
+		return Focus{}, fmt.Errorf("the tab's page did not load within %s", bound)
 	}
 	return f.snapshot(0), nil
 }

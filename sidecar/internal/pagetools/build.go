@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // Tool is one page tool as MCP lists it.
@@ -370,7 +371,7 @@ func joinUnique(sep string, parts ...string) string {
 
 // harmless are labels of actions that change nothing a person would mind
 // (searching, showing, signing in), so they are not destructive.
-var harmless = regexp.MustCompile(`^(search|find|filter|sort|show|view|preview|open|expand|collapse|load_more|more|next|previous|prev|refresh|sign_in|log_in|login|signin|look_up|lookup|check|compare|browse|read|see)(_|$)`)
+var harmless = lazyre.New(`^(search|find|filter|sort|show|view|preview|open|expand|collapse|load_more|more|next|previous|prev|refresh|sign_in|log_in|login|signin|look_up|lookup|check|compare|browse|read|see)(_|$)`)
 
 // detail is how much of a form its tool spells out. Level 0 is all of it;
 // each level says less (shorter page text, fewer listed values, then only
@@ -508,7 +509,7 @@ func formHasCredential(f rawForm) bool {
 
 // changesState are the words of a form's name or buttons that say
 // submitting it changes something (an account, an order, a message).
-var changesState = regexp.MustCompile(`(^|_)(add|create|delete|remove|erase|buy|purchase|order|pay|checkout|send|sign|signup|signin|register|subscribe|unsubscribe|post|publish|save|update|edit|change|book|reserve|transfer|cancel|confirm|apply|upload|vote|like|follow|invite|share|comment|reply|login|logout|log_in|log_out|donate|rate|review|reset|join|leave|accept|decline|approve|reject|archive|block|report|claim|redeem|rsvp)(_|$)`)
+var changesState = lazyre.New(`(^|_)(add|create|delete|remove|erase|buy|purchase|order|pay|checkout|send|sign|signup|signin|register|subscribe|unsubscribe|post|publish|save|update|edit|change|book|reserve|transfer|cancel|confirm|apply|upload|vote|like|follow|invite|share|comment|reply|login|logout|log_in|log_out|donate|rate|review|reset|join|leave|accept|decline|approve|reject|archive|block|report|claim|redeem|rsvp)(_|$)`)
 
 // formAnnotations come from what submitting the form does, never from what
 // the page says of it: read-only only for a GET form with no password or
@@ -720,9 +721,9 @@ func parseNum(s string) *float64 {
 
 // validPropertyName is what clients accept as a property name (some reject
 // spaces and punctuation).
-var validPropertyName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+var validPropertyName = lazyre.New(`^[A-Za-z0-9_.-]{1,64}$`)
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = lazyre.New(`^\d{4}-\d{2}-\d{2}$`)
 
 func dateOnly(s string) string {
 	if dateRE.MatchString(s) {

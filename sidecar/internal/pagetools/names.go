@@ -1,10 +1,11 @@
 package pagetools
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // MaxNameLen is the longest tool name the engine makes (well inside MCP's
@@ -91,7 +92,7 @@ var accentFolder = strings.NewReplacer(
 
 // validDeclaredName is what a name a page declares (WebMCP) must look like
 // to be used exactly; others are made snake_case.
-var validDeclaredName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,47}$`)
+var validDeclaredName = lazyre.New(`^[A-Za-z][A-Za-z0-9_-]{0,47}$`)
 
 // declaredName is a WebMCP tool name as the page wrote it when it is a
 // valid tool name, else its snake_case form.

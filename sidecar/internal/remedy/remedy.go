@@ -71,13 +71,16 @@ const (
 	ChildCommand Kind = "child-command"
 	// UserScope: the host has only a user-level configuration.
 	UserScope Kind = "user-scope"
+	// ServiceTimeout: give a remote browser service's starts longer (a wait
+	// in its queue included).
+	ServiceTimeout Kind = "service-timeout"
 )
 
 // Kinds are every Kind, for surfaces to check that they phrase them all.
 func Kinds() []Kind {
 	return []Kind{BrowserPath, Executable, PickDetected, UserDataDir, ProxyPort, ProxyAuthOff, StateDir, OwnBrowser, OpenTab,
 		Reconnect, SwitchBrowser, EverydayProfile, RegisterHost, ExtensionID, WaitLonger, AbsoluteSidecar,
-		FlagsBeforeChild, ChildCommand, UserScope}
+		FlagsBeforeChild, ChildCommand, UserScope, ServiceTimeout}
 }
 
 // Remedy is one remedy an error carries.

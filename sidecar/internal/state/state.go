@@ -43,6 +43,7 @@ const (
 	BackendTier2    = "tier2"    // VS Code's own CDP port
 	BackendAttach   = "attach"   // an existing endpoint given with --cdp-endpoint
 	BackendEveryday = "everyday" // the user's own browser, through the browser extension
+	BackendService  = "service"  // a session on a remote browser service (Browserless), given with --browser-service
 )
 
 // Browser describes the browser behind the proxy, when there is one.

@@ -77,3 +77,19 @@ func stillLeaked() string {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// ShortDir is a folder of the test's own with a short path (in Main's
+// TMPDIR, not t.TempDir's, which names the test), removed after it. A
+// coordinator's state folder must be one: its browsers' profiles go below
+// it, and a profile whose path is too long for Chromium's socket keeps its
+// temporary files in TMPDIR instead, where a browser killed under load
+// leaves them behind.
+func ShortDir(t testing.TB) string {
+	t.Helper()
+	d, err := os.MkdirTemp("", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}

@@ -12,20 +12,26 @@ import (
 // screenshot serves Page.captureScreenshot for an iframe view, which
 // Chromium refuses ("top-level targets only"): it captures VS Code's window
 // clipped to the iframe's box. The iframe's box comes from the window
-// (DOM.getFrameOwner + DOM.getBoxModel: top-level CSS pixels); a clip the
-// client gives is in the iframe's page coordinates, so the iframe's scroll
-// offset is taken off and its box origin added. What is outside the
-// iframe's visible box cannot be captured and is cut off.
-func (p *viewRules) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message) *cdp.Message {
-	parent, err := p.parentSession(ctx, s)
+// (DOM.getFrameOwner + DOM.getBoxModel: top-level CSS pixels), on a
+// session of the View's own that no client sees; a clip the client gives
+// is in the iframe's page coordinates, so the iframe's scroll offset is
+// taken off and its box origin added. What is outside the iframe's
+// visible box cannot be captured and is cut off.
+func (v *View) screenshot(ctx context.Context, view string, m *cdp.Message) *cdp.Message {
+	window, err := v.parentPage(ctx, view)
 	if err != nil {
 		return cdp.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
 	}
-	owner, err := s.Call(ctx, parent, "DOM.getFrameOwner", map[string]string{"frameId": p.viewID})
+	parent, err := v.attach(ctx, window)
+	if err != nil {
+		return cdp.Fail(m, "browser-coordinator: cannot capture VS Code's browser view: %v", err)
+	}
+	defer v.detach(parent)
+	owner, err := v.conn.Call(ctx, parent, "DOM.getFrameOwner", map[string]string{"frameId": view})
 	if err != nil {
 		return cdp.Fail(m, "browser-coordinator: cannot find VS Code's browser view in its window: %v", err)
 	}
-	box, err := s.Call(ctx, parent, "DOM.getBoxModel", map[string]int64{"backendNodeId": gjson.GetBytes(owner, "backendNodeId").Int()})
+	box, err := v.conn.Call(ctx, parent, "DOM.getBoxModel", map[string]int64{"backendNodeId": gjson.GetBytes(owner, "backendNodeId").Int()})
 	if err != nil {
 		return cdp.Fail(m, "browser-coordinator: cannot measure VS Code's browser view: %v", err)
 	}
@@ -40,7 +46,7 @@ func (p *viewRules) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message
 	clip := frame
 	scale := 1.0
 	if c := gjson.GetBytes(m.Params, "clip"); c.Exists() {
-		metrics, err := s.Call(ctx, m.SessionID, "Page.getLayoutMetrics", nil)
+		metrics, err := v.host.Call(ctx, view, "Page.getLayoutMetrics", nil)
 		if err != nil {
 			return cdp.Fail(m, "%v", err)
 		}
@@ -56,34 +62,8 @@ func (p *viewRules) screenshot(ctx context.Context, s *cdp.Relay, m *cdp.Message
 	}
 	params["clip"] = map[string]float64{"x": clip.x, "y": clip.y, "width": clip.w, "height": clip.h, "scale": scale}
 	params["captureBeyondViewport"] = false
-	res, err := s.Call(ctx, parent, "Page.captureScreenshot", params)
+	res, err := v.conn.Call(ctx, parent, "Page.captureScreenshot", params)
 	return answer(m, res, err)
-}
-
-// parentSession is the bridge's own session on the window that holds the
-// iframe view; the client never owns it, so it never sees its events.
-func (p *viewRules) parentSession(ctx context.Context, s *cdp.Relay) (string, error) {
-	p.mu.Lock()
-	parent := p.parent
-	p.mu.Unlock()
-	if parent != "" {
-		return parent, nil
-	}
-	window, err := p.view.parentPage(ctx, p.viewID)
-	if err != nil {
-		return "", err
-	}
-	res, err := s.Call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": window, "flatten": true})
-	if err != nil {
-		return "", err
-	}
-	session := gjson.GetBytes(res, "sessionId").String()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.parent == "" {
-		p.parent = session
-	}
-	return p.parent, nil
 }
 
 type rect struct{ x, y, w, h float64 }

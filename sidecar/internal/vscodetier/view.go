@@ -23,15 +23,23 @@ import (
 // its own iframe target). Clients see it as the only page of a browser; VS
 // Code's own windows are never shown to them.
 //
-// View follows VS Code's targets on a connection of its own, and serves as
-// the proxy's Filter (what clients see) and the coordinator's Pages (tab
-// tools and currentUrl).
+// View follows VS Code's targets on a connection of its own and picks the
+// view among them (probing pages: VS Code's windows are pages too). It
+// shows the view as the only tab of a virtual browser (cdp.Virtual on a
+// cdp.TargetHost, judged by Tier 2's policy, see policy.go), which is the
+// proxy's connection (Browser): every client gets a session of its own on
+// it, as on a launched browser. The View is also the coordinator's Pages
+// (tab tools and currentUrl).
 type View struct {
 	endpoint *cdp.Endpoint
-	conn     *cdp.Conn
+	conn     *cdp.Conn // to VS Code
 	follow   *cdp.Follower
 	words    remedy.Words // the coordinator's surface's, for what clients are told
 	log      *slog.Logger
+
+	version cdp.Version     // what VS Code's browser said it is
+	host    *cdp.TargetHost // shows the view to the virtual browser
+	browser *cdp.Conn       // the virtual browser, as the proxy's connection
 
 	ctx    context.Context // ends with the View: probes run under it
 	cancel context.CancelFunc
@@ -52,6 +60,16 @@ func NewView(ctx context.Context, e *cdp.Endpoint, words remedy.Words, log *slog
 		return nil, err
 	}
 	v.conn = conn
+	if v.version, err = cdp.GetVersion(ctx, conn); err != nil {
+		v.Shutdown()
+		return nil, err
+	}
+	v.host = cdp.NewTargetHost(cdp.TargetHostOptions{Conn: conn, Version: v.version, Event: v.event})
+	virtual := cdp.NewVirtual(cdp.VirtualOptions{
+		Host: v.host, Policy: v.command, Log: log,
+		Words: cdp.VirtualWords{Browser: "VS Code's browser view", Backend: "Tier 2"},
+	})
+	v.browser = cdp.NewConn(virtual, cdp.Options{Logger: log})
 	if err := v.follow.Follow(ctx, conn); err != nil {
 		v.Shutdown()
 		return nil, err
@@ -59,27 +77,41 @@ func NewView(ctx context.Context, e *cdp.Endpoint, words remedy.Words, log *slog
 	return v, nil
 }
 
+// Browser is the virtual browser whose only page is the view, for the
+// proxy: every client gets a session of its own on it.
+func (v *View) Browser() *cdp.Conn { return v.browser }
+
+// show makes the view, as it is now, the virtual browser's only tab (or
+// shows none).
+func (v *View) show() {
+	if t, ok := v.current(); ok {
+		v.host.Show(t)
+	} else {
+		v.host.Show()
+	}
+}
+
 // onEvent runs on the reading goroutine; probing a page is left to a
-// goroutine of the View's.
+// goroutine of the View's. What it changes of the view is shown at once.
 func (v *View) onEvent(m cdp.Message) {
 	u := v.follow.HandleEvent(m)
 	switch u.Kind {
 	case "created", "changed":
+		defer v.show()
 	case "destroyed":
 		v.mu.Lock()
 		delete(v.workbench, u.Target.ID)
 		v.mu.Unlock()
+		v.show()
 		return
 	default:
 		return
 	}
+	// A page is (re)probed when it appears and when its title or URL
+	// changes (not when a session attaches, as the probe's own does): VS
+	// Code's window builds its DOM after loading, then retitles itself.
 	t := u.Target
-	v.mu.Lock()
-	_, probed := v.workbench[t.ID]
-	v.mu.Unlock()
-	// A page is (re)probed when it appears and when it changes: VS Code's
-	// window builds its DOM after loading, then retitles itself.
-	if t.Type == "page" && !isWorkbenchURL(t.URL) && (!probed || u.Prev.Title != t.Title || u.Prev.URL != t.URL) {
+	if t.Type == "page" && !isWorkbenchURL(t.URL) && (u.Kind == "created" || u.Prev.Title != t.Title || u.Prev.URL != t.URL) {
 		v.probes.Add(1)
 		go func() {
 			defer v.probes.Done()
@@ -140,6 +172,7 @@ func (v *View) probe(ctx context.Context, id string) (isWorkbench, known bool) {
 	} else {
 		v.follow.Demote(id)
 	}
+	v.show()
 	return isWorkbench, true
 }
 
@@ -162,7 +195,7 @@ func (v *View) detach(session string) {
 func (v *View) candidate(t cdp.Target) bool {
 	switch t.Type {
 	case "page":
-		if isWorkbenchURL(t.URL) || strings.HasPrefix(t.URL, "devtools:") || strings.HasPrefix(t.URL, "chrome:") {
+		if !mayBeView(t) {
 			return false
 		}
 		v.mu.Lock()
@@ -183,6 +216,12 @@ func (v *View) candidate(t cdp.Target) bool {
 		}
 	}
 	return false
+}
+
+// mayBeView: a page that is not VS Code's window, DevTools or the
+// browser's own by its URL (the probe tells the rest).
+func mayBeView(t cdp.Target) bool {
+	return !isWorkbenchURL(t.URL) && !strings.HasPrefix(t.URL, "devtools:") && !strings.HasPrefix(t.URL, "chrome:")
 }
 
 // current picks the view: an integrated browser page before a Simple
@@ -245,35 +284,41 @@ func (v *View) waitView(ctx context.Context, d time.Duration) (cdp.Target, error
 }
 
 // ensureView returns the view, opening the Simple Browser at openURL when
-// none is open.
+// none is open. The targets are known once discovery has started; a page
+// is probed (once more, for the view: VS Code's window must never be
+// handed out), and while one gives no answer yet (it is loading, on a busy
+// machine for seconds) it is asked again when the targets change or after
+// a pause, for a while: a view that loads is no reason to open another.
 func (v *View) ensureView(ctx context.Context, openURL string) (cdp.Target, error) {
-	// Targets arrive right after discovery starts, and pages are probed:
-	// give a view that exists a moment to be known. A page is probed once
-	// more before a client gets it: VS Code's window must never be handed out.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		t, err := v.waitView(ctx, 500*time.Millisecond)
-		if err == ErrNoView {
-			break // none yet: open one
-		}
-		if err != nil {
-			return cdp.Target{}, err
-		}
-		if t.Type != "page" {
-			return t, nil
-		}
 		changed := v.follow.Changed()
-		isWorkbench, known := v.probe(ctx, t.ID)
-		if known && !isWorkbench {
+		t, isView := v.current()
+		asked, answered := t, false
+		switch {
+		case isView && t.Type != "page":
 			return t, nil
+		case isView:
+			isWorkbench, known := v.probe(ctx, t.ID)
+			if known && !isWorkbench {
+				return t, nil
+			}
+			answered = known // a VS Code window after all: it is no candidate now
+		default:
+			var unknown bool
+			if asked, unknown = v.unprobed(); !unknown {
+				return v.openView(ctx, openURL) // none: open one
+			}
+			_, answered = v.probe(ctx, asked.ID)
 		}
-		if known {
-			continue // a VS Code window after all: it is no candidate now
+		if answered {
+			continue
 		}
-		// No answer (the page is loading or navigating): ask again when a
-		// view changes or after a pause, for a while.
 		if time.Now().After(deadline) {
-			return cdp.Target{}, fmt.Errorf("VS Code's browser view (%s) does not answer; try again once it has loaded", cleanURL(t.URL))
+			if !isView {
+				return v.openView(ctx, openURL)
+			}
+			return cdp.Target{}, fmt.Errorf("VS Code's browser view (%s) does not answer; try again once it has loaded", cleanURL(asked.URL))
 		}
 		select {
 		case <-changed:
@@ -284,6 +329,23 @@ func (v *View) ensureView(ctx context.Context, openURL string) (cdp.Target, erro
 			return cdp.Target{}, errViewGone
 		}
 	}
+}
+
+// unprobed is a page that may be the view, whose probe has not answered.
+func (v *View) unprobed() (cdp.Target, bool) {
+	pages := v.follow.Targets(func(t cdp.Target) bool { return t.Type == "page" && mayBeView(t) })
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, t := range pages {
+		if _, probed := v.workbench[t.ID]; !probed {
+			return t, true
+		}
+	}
+	return cdp.Target{}, false
+}
+
+// openView opens the Simple Browser at openURL and waits for it.
+func (v *View) openView(ctx context.Context, openURL string) (cdp.Target, error) {
 	if openURL == "" {
 		openURL = "about:blank"
 	}
@@ -291,44 +353,6 @@ func (v *View) ensureView(ctx context.Context, openURL string) (cdp.Target, erro
 		return cdp.Target{}, fmt.Errorf("%w (opening one failed: %v)", ErrNoView, err)
 	}
 	return v.waitView(ctx, 15*time.Second)
-}
-
-// Visible implements cdpproxy.Filter: the view, opened if needed.
-func (v *View) Visible(ctx context.Context) ([]string, error) {
-	t, err := v.ensureView(ctx, "")
-	if err != nil {
-		return nil, v.words.Phrased(err) // the proxy tells its client
-	}
-	return []string{t.ID}, nil
-}
-
-// Refusal implements cdpproxy.Filter for the /json endpoints that change the browser.
-func (v *View) Refusal(path string) string {
-	p := strings.TrimSuffix(path, "/")
-	switch {
-	case p == "/json/new":
-		return v.refuseNewWindow()
-	case strings.HasPrefix(p, "/json/close/"):
-		return refuseClose
-	case strings.HasPrefix(p, "/json/activate/"):
-		if t, ok := v.Current(); !ok || t.ID != strings.TrimPrefix(p, "/json/activate/") {
-			return "only VS Code's browser view can be activated"
-		}
-	}
-	return ""
-}
-
-// Policy implements cdpproxy.Filter: every client goes through a policy
-// that shows it the view and nothing else.
-func (v *View) Policy(ctx context.Context, page string) (cdp.Policy, error) {
-	t, err := v.ensureView(ctx, "")
-	if err != nil {
-		return nil, v.words.Phrased(err)
-	}
-	if page != "" && page != t.ID {
-		return nil, fmt.Errorf("target %s is not VS Code's browser view; in Tier 2 that is the only page (see /json/list)", page)
-	}
-	return newViewPolicy(v, t.ID, t.Type == "iframe"), nil
 }
 
 // parentPage finds the VS Code window that holds an iframe view, from VS
@@ -423,11 +447,16 @@ func (v *View) Changed() <-chan struct{} { return v.follow.Changed() }
 // Lost is closed when the connection to VS Code ends (VS Code quit).
 func (v *View) Lost() <-chan struct{} { return v.conn.Done() }
 
-// Shutdown closes the connection and waits for the probes.
+// Shutdown ends the virtual browser (its clients are told the browser
+// went away), closes the connection to VS Code and waits for the probes.
 func (v *View) Shutdown() {
 	v.cancel()
-	if v.conn != nil {
-		v.conn.Close()
+	if v.host != nil {
+		v.host.Shutdown()
+	}
+	v.conn.Close() // what the virtual browser waits for on VS Code ends
+	if v.browser != nil {
+		v.browser.Close()
 	}
 	v.probes.Wait()
 }
@@ -438,6 +467,8 @@ const (
 	refuseReshape   = "in Tier 2 nothing a client does may close or reshape VS Code: %s is refused"
 	// A browser-level command outside browserLevel (policy.go).
 	refuseBrowserLevel = "in Tier 2 the browser is VS Code: %s without a sessionId would reach all of VS Code, and is refused; send it on the page's session (attach to the page from Target.getTargets, or connect to its webSocketDebuggerUrl from /json/list)"
+	// A Target command on the view's session outside onPage (policy.go).
+	refuseTarget = "in Tier 2 the view's session reaches its own frames and workers (Target.setAutoAttach) and nothing else of VS Code: %s is refused; find the page from a browser session (Target.getTargets)"
 )
 
 // refuseNewWindow and refuseBrowserLevel end with the way to a browser of

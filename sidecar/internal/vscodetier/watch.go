@@ -11,7 +11,6 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
-	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdpproxy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/portowner"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/state"
@@ -177,8 +176,9 @@ func (w *Watcher) apply(d backend.VSCodeStatus, first bool) {
 	w.c.SetSource(Source(d.Port, w.c.Words(), w.log))
 }
 
-// Source is VS Code's CDP port as a coordinator source: the View behind the
-// proxy, and a launched browser instead when the port does not answer.
+// Source is VS Code's CDP port as a coordinator source: the View's virtual
+// browser behind the proxy, and a launched browser instead when the port
+// does not answer.
 // words phrase the remedies in what the View tells CDP clients.
 func Source(port int, words remedy.Words, log *slog.Logger) *backend.Source {
 	return &backend.Source{
@@ -216,30 +216,29 @@ func (k connector) Connect(ctx context.Context, _ backend.Options) (backend.Conn
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", cdp.ErrUnreachable, err)
 	}
-	return &connection{e: e, url: url, view: v}, nil
+	return &connection{url: url, product: e.Product, view: v}, nil
 }
 
-// connection is VS Code's CDP port: every client connects to it on its
-// own, through the View (their only page is VS Code's browser view).
+// connection is VS Code's browser view as the virtual browser's only tab:
+// the coordinator holds its connection, and every client of the proxy gets
+// a session of its own on it, as on a launched browser.
 type connection struct {
-	e    cdp.Endpoint
-	url  string
-	view *View
+	url, product string
+	view         *View
 }
 
-func (k *connection) Conn() *cdp.Conn         { return nil }
-func (k *connection) Endpoint() *cdp.Endpoint { return &k.e }
-func (k *connection) Version() cdp.Version    { return cdp.Version{Product: k.e.Product} }
+func (k *connection) Conn() *cdp.Conn         { return k.view.Browser() }
+func (k *connection) Endpoint() *cdp.Endpoint { return nil }
+func (k *connection) Version() cdp.Version    { return k.view.version }
 func (k *connection) Done() <-chan struct{}   { return k.view.Lost() }
 func (k *connection) Pages() backend.Pages    { return k.view }
-func (k *connection) Filter() cdpproxy.Filter { return k.view }
 func (k *connection) Close(context.Context) error {
 	k.view.Shutdown()
 	return nil
 }
 
 func (k *connection) Browser() state.Browser {
-	return state.Browser{Type: state.BackendTier2, Path: k.url, Version: backend.ProductVersion(k.e.Product)}
+	return state.Browser{Type: state.BackendTier2, Path: k.url, Version: backend.ProductVersion(k.product)}
 }
 
 // fellBack records that VS Code's port died and a browser was launched. If
