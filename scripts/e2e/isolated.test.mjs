@@ -187,7 +187,7 @@ test('isolated: the tab and page tools of an HTTP session see that session\'s co
   assert.equal(pa.url(), s.page('A'), 'a CDP client of A\'s endpoint sees A\'s tab');
   const clickTool = aTools.find((n) => /click/.test(n)) ?? aTools[0];
   await call(a.client, clickTool, {});
-  await pa.waitForFunction(() => document.getElementById('out').textContent === 'clicked by A');
+  await pa.waitForFunction("document.getElementById('out').textContent === 'clicked by A'"); // runs in the page
   // A's CDP client opens a page: A's tab tools follow it, B's do not see it.
   const p2 = await pw.contexts()[0].newPage();
   await p2.goto(s.page('A2'));
