@@ -19,7 +19,7 @@ var (
 func benchPeer(policy Policy) *Peer {
 	r := NewRelay(policy)
 	o := r.Options(PeerOptions{Mode: Browser})
-	o.Deliver = func([]byte) error { return nil }
+	o.deliver = func(parts) error { return nil } // the relay's own delivery, to no client
 	p := &Peer{mode: Browser, root: "B0", o: o, sessions: map[string]bool{}}
 	r.peerP.Store(p)
 	return p
