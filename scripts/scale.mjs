@@ -98,14 +98,18 @@ async function agent(wsURL, who) {
   const { sessionId } = (await c.call('Target.attachToTarget', { targetId, flatten: true })).result;
   await c.call('Page.enable', {}, sessionId);
   await c.call('Page.navigate', { url: app }, sessionId);
-  const ready = async () => (await c.call('Runtime.evaluate', { expression: "document.readyState === 'complete' && !!document.querySelector('.new-todo')", returnByValue: true }, sessionId)).result?.result?.value;
-  while (!(await ready())) await new Promise((r) => setTimeout(r, 20)); // the client has no event stream of its own (cdpclient.mjs)
+  const ready = async () => (await c.call('Runtime.evaluate', { expression: "document.readyState === 'complete' && !!document.querySelector('#new-todo, .new-todo')", returnByValue: true }, sessionId)).result?.result?.value;
+  const guard = performance.now() + 300_000; // a failure guard only
+  while (!(await ready())) { // the client has no event stream of its own (cdpclient.mjs)
+    if (performance.now() > guard) throw new Error(`agent ${who}: ${app} did not show its new-todo input within 5 minutes`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const took = performance.now() - began;
   // Its work: an item typed into the app as a person types it, seen in the page.
-  await c.call('Runtime.evaluate', { expression: "document.querySelector('.new-todo').focus()" }, sessionId);
+  await c.call('Runtime.evaluate', { expression: "document.querySelector('#new-todo, .new-todo').focus()" }, sessionId);
   await c.call('Input.insertText', { text: who }, sessionId);
   for (const type of ['keyDown', 'keyUp']) await c.call('Input.dispatchKeyEvent', { type, key: 'Enter', code: 'Enter', windowsVirtualKeyCode: 13 }, sessionId);
-  const items = await c.call('Runtime.evaluate', { expression: "[...document.querySelectorAll('.todo-list li')].map((li) => li.textContent).join()", returnByValue: true }, sessionId);
+  const items = await c.call('Runtime.evaluate', { expression: "[...document.querySelectorAll('#todo-list li, .todo-list li')].map((li) => li.textContent).join()", returnByValue: true }, sessionId);
   if (items.result?.result?.value !== who) throw new Error(`agent ${who}: the app's list is ${JSON.stringify(items.result?.result?.value ?? items)}`);
   return { took, c };
 }
