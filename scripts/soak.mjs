@@ -67,11 +67,11 @@ function cause(text) {
     [/interrupted by another navigation/i, 'interrupted by another navigation'],
     [/ERR_ABORTED/, 'net::ERR_ABORTED'],
     [/context (was )?destroyed|Execution context/i, 'context destroyed'],
-    [/Ref \S+ not found|stale|does not match/i, 'ref not found (the snapshot is another page\'s)'],
+    [/Ref \S+ not found|aria-ref|stale|does not match/i, 'ref not found (the snapshot is another page\'s)'],
     [/Target page, context or browser has been closed|Target closed/i, 'page or context closed'],
     [/timeout|timed out/i, 'timeout'],
   ];
-  return causes.find(([re]) => re.test(text))?.[1] ?? `other: ${text.split('\n')[0].slice(0, 100)}`;
+  return causes.find(([re]) => re.test(text))?.[1] ?? `other: ${text.split('\n').find((l) => l.trim() && !l.startsWith('###'))?.slice(0, 100)}`;
 }
 
 /** One agent's rounds until end; counts into tally. */
