@@ -26,6 +26,8 @@ func TestIsolationFromTheFlags(t *testing.T) {
 		{args: []string{"--transport", "http", "--user-data-dir", "/p", "--mcp"}, want: coordinator.Shared},
 		{args: []string{"--transport", "http", "--cdp-endpoint", "http://127.0.0.1:9222", "--mcp"}, want: coordinator.Shared},
 		{args: []string{"--transport", "http", "--mcp"}, env: "9222", want: coordinator.Shared},
+		{args: []string{"--transport", "http", "--browser-service", "https://fleet.example", "--mcp"}, want: coordinator.Shared},
+		{args: []string{"--transport", "http", "--isolated", "--browser-service", "https://fleet.example", "--mcp"}, want: coordinator.IsolatedPerConnection},
 		{args: []string{"--transport", "http", "--isolated", "--cdp-endpoint", "http://127.0.0.1:9222"}, want: coordinator.IsolatedPerConnection},
 		{args: []string{"--stdio", "--isolated", "--no-vscode"}, env: "9222", want: coordinator.IsolatedOwn},
 		// Refused, with what to do.
