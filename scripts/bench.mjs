@@ -35,7 +35,7 @@
 // BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
 // corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,
 // cdp — the round trip, Playwright MCP call, screenshot, bulk, wrap and lazy
-// launch rows —, tier, modes, everyday, pagetools, corpus). Progress goes to
+// launch rows —, isolated, tier, modes, everyday, pagetools, corpus). Progress goes to
 // stderr, the table to stdout, with the load average at the start and the end.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -221,6 +221,12 @@ try {
     }
     const o = median(own), l = median(lazy);
     row('lazy launch: first CDP request → answered', `Chromium spawn → ready ${ms(o)}`, ms(l), `${l >= o ? '+' : ''}${(((l / o) - 1) * 100).toFixed(1)}%`, '≤ +10%', l / o <= 1.10);
+  }
+
+  if (want('isolated')) {
+    progress('isolated clients (--isolated) against shared ones ...');
+    const { isolatedRows } = await import('./lib/benchisolated.mjs');
+    for (const r of await isolatedRows({ work, pages, alternate, median, n: reps(2000, 300), events: reps(20000, 5000) })) row(...r);
   }
 
   if (want('tier')) {

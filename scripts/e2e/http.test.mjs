@@ -66,9 +66,11 @@ test('two streamable HTTP clients and one SSE client at once: a session each, on
   await Promise.all([a, b, c].map((conn) => conn.close().catch(() => {})));
 });
 
-test('HTTP with single-entry mode: Playwright MCP for several clients, one browser', async (t) => {
+// The default gives each session a child and a context of its own
+// (isolated.test.mjs); --isolated=false shares one child between them.
+test('HTTP with single-entry mode and --isolated=false: one Playwright MCP for several clients, one browser', async (t) => {
   const { stateDir, cwd } = ws.dirs('pw');
-  const hc = await startHTTPCoordinator({ stateDir, cwd, args: ['--mcp', ...childMCPs.playwright] });
+  const hc = await startHTTPCoordinator({ stateDir, cwd, args: ['--isolated=false', '--mcp', ...childMCPs.playwright] });
   t.after(() => hc.stop());
   const a = await connectHTTP(hc, 'streamable');
   const b = await connectHTTP(hc, 'sse');

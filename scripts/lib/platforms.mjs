@@ -32,6 +32,7 @@ const linuxOnlyE2E = {
   'goinstall.test.mjs': 'not yet tried on macOS and Windows: go install from a file:// module proxy',
   'pagetools.test.mjs': sameGo,
   'clients.test.mjs': sameGo,
+  'isolated.test.mjs': sameGo,
   'http.test.mjs': sameGo,
   'single-entry.test.mjs': sameGo,
   'tiers.test.mjs': sameGo,

@@ -19,6 +19,9 @@ type Target struct {
 	// ParentID: a frame's target (an out-of-process iframe) names the
 	// target whose document holds it.
 	ParentID string `json:"parentId,omitempty"`
+	// BrowserContextID is the browser context the target lives in (its
+	// cookies and storage); see Contexts.
+	BrowserContextID string `json:"browserContextId,omitempty"`
 }
 
 // Update is what one Target event changed.

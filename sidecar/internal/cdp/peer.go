@@ -44,6 +44,9 @@ type PeerOptions struct {
 	// Event, if set, rewrites or drops (nil) each event before delivery; it
 	// sees them decoded (a Policy's hook).
 	Event func(*Message) *Message
+	// EventDomain, if set, is the method prefix ("Target.") of the only
+	// events Event sees; the others pass undecoded.
+	EventDomain string
 }
 
 // Peer is one party on a connection, with sessions of its own.
@@ -261,7 +264,9 @@ func (p *Peer) answer(data []byte, env envelope, cl *call) {
 // own (browser-level) session, unless it is a Root peer.
 func (p *Peer) event(data []byte, env envelope) {
 	strip := p.root != "" && string(env.session) == p.root
-	if p.o.Event != nil || p.o.OnEvent != nil {
+	d := p.o.EventDomain
+	hook := p.o.Event != nil && len(env.method) >= len(d) && string(env.method[:len(d)]) == d
+	if hook || p.o.OnEvent != nil {
 		var m Message
 		if json.Unmarshal(data, &m) != nil {
 			return
@@ -272,7 +277,7 @@ func (p *Peer) event(data []byte, env envelope) {
 		if !p.delivers() {
 			return
 		}
-		if p.o.Event != nil {
+		if hook {
 			before := m
 			out := p.o.Event(&m)
 			switch {

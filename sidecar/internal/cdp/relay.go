@@ -110,6 +110,9 @@ func (r *Relay) Options(o PeerOptions) PeerOptions {
 	o.Deliver, o.deliver = nil, r.enqueue
 	if r.policy != nil {
 		o.Event = func(m *Message) *Message { return r.policy.Event(r, m) }
+		if d, ok := r.policy.(interface{ EventDomain() string }); ok {
+			o.EventDomain = d.EventDomain() // the other events pass undecoded
+		}
 	}
 	return o
 }

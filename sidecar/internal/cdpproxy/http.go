@@ -33,6 +33,9 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 		if !ok {
 			return
 		}
+		if p.refuseAgent(w, r, b) || (b.Isolation != nil && p.isolatedJSON(w, r, path, b)) {
+			return
+		}
 		if b.Conn == nil {
 			p.serveJSONOn(w, r, path, b)
 			return

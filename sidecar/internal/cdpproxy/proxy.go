@@ -59,6 +59,10 @@ type Backend struct {
 	Endpoint *cdp.Endpoint
 	// Filter, with Endpoint, narrows what clients see (Tier 2).
 	Filter Filter
+
+	// Isolation, if set, gives every client its agent's browser contexts
+	// and nothing else (--isolated; see isolate.go).
+	Isolation Isolation
 }
 
 // Filter narrows what clients see of a TCP backend, at the message level.
@@ -92,6 +96,9 @@ type Config struct {
 	// Secret, when set, must be the first segment of every path; "" serves
 	// without.
 	Secret string
+	// Agents, if set, knows the secrets of the agents of an isolated
+	// coordinator: each is let in as Secret is, and names its agent.
+	Agents Agents
 	// Words phrase the remedies of the proxy's own refusals (the surface's
 	// words: a flag, a tool); nil leaves them unsaid.
 	Words  remedy.Words
@@ -261,7 +268,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(*h).ServeHTTP(w, r)
 		return
 	}
-	path, ok := p.authorize(r)
+	path, agent, ok := p.authorize(r)
+	r = withAgent(r, agent)
 	if !ok {
 		p.log.Warn("refused a CDP proxy request without the coordinator's secret", "path", p.shown(r.URL.Path), "remote", r.RemoteAddr)
 		p.refuseUnauthorized(w, r)
@@ -292,39 +300,50 @@ const TokenParam = "token"
 // It returns the path without the secret, and takes the token out of the
 // request's query, so that it never reaches a backend (a remote service
 // would log it) or a /json/new's URL. ok is false when neither carries it.
-func (p *Proxy) authorize(r *http.Request) (string, bool) {
-	byQuery := p.takeToken(r)
-	if p.cfg.Secret == "" {
-		return r.URL.Path, true
-	}
+// An agent's secret (isolate.go) lets in as the coordinator's does, and
+// names the agent.
+func (p *Proxy) authorize(r *http.Request) (path, agent string, ok bool) {
+	byQuery, queryAgent := p.takeToken(r)
 	rest := strings.TrimPrefix(r.URL.Path, "/")
 	seg, after, _ := strings.Cut(rest, "/")
-	if access.Equal(seg, p.cfg.Secret) {
-		return "/" + after, true
+	switch {
+	case p.isAgent(seg):
+		return "/" + after, seg, true
+	case queryAgent != "":
+		return r.URL.Path, queryAgent, true
+	case p.cfg.Secret == "":
+		return r.URL.Path, "", true
+	case access.Equal(seg, p.cfg.Secret):
+		return "/" + after, "", true
 	}
-	return r.URL.Path, byQuery
+	return r.URL.Path, "", byQuery
 }
 
 // takeToken removes the secret's TokenParam from r's query and reports
-// whether it was there. The rest of the query is kept as it was written
-// (/json/new takes it whole as a URL).
-func (p *Proxy) takeToken(r *http.Request) bool {
-	if p.cfg.Secret == "" || r.URL.RawQuery == "" {
-		return false
+// whether it was there, or which agent's secret it was. The rest of the
+// query is kept as it was written (/json/new takes it whole as a URL).
+func (p *Proxy) takeToken(r *http.Request) (found bool, agent string) {
+	if (p.cfg.Secret == "" && p.cfg.Agents == nil) || r.URL.RawQuery == "" {
+		return false, ""
 	}
 	var kept []string
-	found := false
 	for _, part := range strings.Split(r.URL.RawQuery, "&") {
-		if v, isToken := strings.CutPrefix(part, TokenParam+"="); isToken && access.Equal(v, p.cfg.Secret) {
-			found = true
-			continue
+		if v, isToken := strings.CutPrefix(part, TokenParam+"="); isToken {
+			switch {
+			case p.cfg.Secret != "" && access.Equal(v, p.cfg.Secret):
+				found = true
+				continue
+			case p.isAgent(v):
+				agent = v
+				continue
+			}
 		}
 		kept = append(kept, part)
 	}
-	if found {
+	if found || agent != "" {
 		r.URL.RawQuery = strings.Join(kept, "&")
 	}
-	return found
+	return found, agent
 }
 
 // refuseUnauthorized answers a request without the secret: 401 with what to
@@ -399,8 +418,8 @@ func (p *Proxy) backend(w http.ResponseWriter, r *http.Request) (Backend, bool) 
 // proxy listens on, whatever name the client used ("localhost" may resolve
 // to ::1 first on some systems, where another user could listen on the same
 // port), and the path prefix that carries the secret.
-func (p *Proxy) proxyHost(*http.Request) string {
-	return p.Endpoints().Authority()
+func (p *Proxy) proxyHost(r *http.Request) string {
+	return p.endpointsFor(r).Authority()
 }
 
 // changedSince: the backend was dropped since gen, while r still waits.

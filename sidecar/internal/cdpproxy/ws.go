@@ -36,14 +36,14 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, path stri
 	for attempt := 1; ; attempt++ {
 		gen := p.generation() // before the backend is resolved: see track
 		b, ok := p.backend(w, r)
-		if !ok {
+		if !ok || p.refuseAgent(w, r, b) {
 			return
 		}
 		var err error
 		switch {
 		case b.Conn != nil:
 			err = p.serveSession(w, r, path, b, gen)
-		case b.Filter != nil || (b.Endpoint.NoHTTP && pageTarget(path) != ""):
+		case b.Filter != nil || b.Isolation != nil || (b.Endpoint.NoHTTP && pageTarget(path) != ""):
 			err = p.serveRelay(w, r, path, b, gen)
 		default:
 			err = p.serveTunnel(w, r, path, b, gen)
@@ -148,7 +148,12 @@ func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string
 		http.Error(w, "browser-coordinator: "+path+" is not a CDP endpoint here: use /devtools/browser or /devtools/page/<id> from /json/list", http.StatusNotFound)
 		return nil
 	}
-	relay := cdp.NewRelay(nil)
+	policy, leave, err := p.isolate(r, b, o.Target, b.Conn)
+	if err != nil {
+		return p.refuseIsolated(w, r, err)
+	}
+	defer leave()
+	relay := cdp.NewRelay(policy)
 	peer, err := b.Conn.Open(r.Context(), relay.Options(o))
 	if err != nil {
 		if errors.Is(err, cdp.ErrClosed) && r.Context().Err() == nil {
@@ -199,6 +204,14 @@ func (p *Proxy) serveRelay(w http.ResponseWriter, r *http.Request, path string, 
 	o := cdp.PeerOptions{Mode: cdp.Root}
 	if page != "" {
 		o = cdp.PeerOptions{Mode: cdp.Page, Target: page}
+	}
+	if b.Isolation != nil {
+		var leave func()
+		if policy, leave, err = p.isolate(r, b, page, conn); err != nil {
+			conn.Close()
+			return p.refuseIsolated(w, r, err)
+		}
+		defer leave()
 	}
 	relay := cdp.NewRelay(policy)
 	peer, err := conn.Open(r.Context(), relay.Options(o))

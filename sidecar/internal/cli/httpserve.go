@@ -86,7 +86,8 @@ func (f serveFlags) httpToken(stateDir string, log *slog.Logger) (token, hint st
 // f.listen until ctx ends, and returns the exit code: 3 when the address
 // cannot be bound. Standard input plays no part: the server runs until
 // SIGINT or SIGTERM.
-func serveHTTP(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordinator, f serveFlags, stateDir string, log *slog.Logger) int {
+// perSession, if set, gives every session a server of its own (--isolated).
+func serveHTTP(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordinator, f serveFlags, stateDir string, log *slog.Logger, perSession func() (*server.MCPServer, func())) int {
 	token, hint, err := f.httpToken(stateDir, log)
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
@@ -102,12 +103,12 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, c *coordinator.Coordi
 		auth = "none (--insecure-no-token)"
 	}
 	log.Info("serving MCP over HTTP", "version", version.Get().Version, "mcp", base+mcphttp.PathStreamable, "sse", base+mcphttp.PathSSE,
-		"cdpEndpoint", c.Status().CDPEndpoint, "auth", auth, "allowOrigins", f.allowOrigins)
+		"cdpEndpoint", c.Status().CDPEndpoint, "auth", auth, "allowOrigins", f.allowOrigins, "isolated", perSession != nil)
 	origins, err := f.origins()
 	if err != nil {
 		return fail(os.Stderr, "%v", err)
 	}
-	h := mcphttp.New(srv, mcphttp.Config{Token: token, Insecure: token == "", TokenHint: hint, Logger: log,
+	h := mcphttp.New(srv, mcphttp.Config{Token: token, Insecure: token == "", TokenHint: hint, Logger: log, PerSession: perSession,
 		AllowOrigins: origins, OriginHint: "; a web client you trust can be let in with --allow-origin ORIGIN (it still needs the token)"})
 	if err := h.Serve(ctx, ln); err != nil {
 		return fail(os.Stderr, "HTTP transport: %v", err)

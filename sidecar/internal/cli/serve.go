@@ -43,11 +43,12 @@ type serveFlags struct {
 	// insecureNoToken serves HTTP without a token (an embedder that owns
 	// a single-user machine).
 	insecureNoToken bool
-	proxyAuth       string // on: the CDP endpoint carries the coordinator's secret; off: not
-	pageTools       string // dynamic, static or off
-	tools           string // default, or progressive (the seed's own surface)
-	followUserFocus bool   // progressive: focus follows the tab in front too
-	allowFiles      bool   // file:// URLs may be opened (in every backend)
+	proxyAuth       string  // on: the CDP endpoint carries the coordinator's secret; off: not
+	pageTools       string  // dynamic, static or off
+	tools           string  // default, or progressive (the seed's own surface)
+	followUserFocus bool    // progressive: focus follows the tab in front too
+	allowFiles      bool    // file:// URLs may be opened (in every backend)
+	isolated        triBool // every agent a browser context of its own (isolated.go)
 
 	// allowOrigins are the web pages let in over --transport http (CORS).
 	allowOrigins []string
@@ -114,6 +115,7 @@ func parseServe(args []string) (serveFlags, int, bool) {
 	fs.StringVar(&f.tools, "tools", "default", "the tool surface: default (coordinator_* tools and page tools), or progressive (the tab model's own surface: connect_browser, list_tabs, open_tab, focus_tab, close_tab and the focused tab's tools, each when it applies)")
 	fs.BoolVar(&f.followUserFocus, "follow-user-focus", false, "with --tools progressive: the focused tab also follows the tab in front (a tab the user or another tool brings there)")
 	fs.BoolVar(&f.allowFiles, "allow-unrestricted-file-access", false, "let the agent open file:// URLs (coordinator_open_tab, open_tab, and in your own browser any CDP client) and attach files from outside the workspace folder to a page's file fields; off, local files stay closed to it and only workspace files are attached")
+	fs.Var(&f.isolated, "isolated", isolatedUsage)
 	fs.BoolVar(&f.insecureNoToken, "insecure-no-token", false, "with --transport http: require no token (only for a single-user machine: any local program could drive the browser)")
 	fs.Func("allow-origin", "with --transport http: a web page's origin (http://localhost:5173) that may use the server through CORS, with the token (repeatable; default none)",
 		func(v string) error { f.allowOrigins = append(f.allowOrigins, v); return nil })
@@ -149,6 +151,9 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 		return o, err
 	}
 	if _, err := f.surface(nil); err != nil {
+		return o, err
+	}
+	if _, err := f.isolation(); err != nil {
 		return o, err
 	}
 	if f.everyday() {
@@ -203,8 +208,10 @@ func runServe(args []string) int {
 		return code
 	}
 	stateDir := state.DefaultDir(f.stateDir)
-	surface, _ := f.surface(log) // checked with the other flags
+	surface, _ := f.surface(log)  // checked with the other flags
+	isolation, _ := f.isolation() // checked with the other flags
 	cfg := coordinator.Config{
+		Isolation:     isolation,
 		Options:       opts,
 		StateDir:      stateDir,
 		ProxyPort:     f.proxyPort,
@@ -245,7 +252,13 @@ func runServe(args []string) int {
 		}
 	}()
 
-	if attach == nil && fleetSource == nil && !f.everyday() {
+	if isolation != coordinator.Shared && attach == nil && fleetSource == nil {
+		// VS Code's view is one page: no contexts to give. Said in status.
+		v := vscodetier.Detect(ctx, vscodetier.System(stateDir), true)
+		v.Reason = "--isolated: VS Code's browser view is one page and cannot give each agent a browser context of its own; the coordinator launches its own browser"
+		c.SetVSCodeStatus(&v)
+	}
+	if attach == nil && fleetSource == nil && !f.everyday() && isolation == coordinator.Shared {
 		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
 		if err != nil {
 			log.Warn("VS Code tier switching is off", "err", err)
@@ -253,6 +266,9 @@ func runServe(args []string) int {
 		defer tiers.Close()
 	}
 
+	if f.transport == "http" && isolation == coordinator.IsolatedPerConnection {
+		return serveHTTP(ctx, nil, c, f, stateDir, log, sessionServer(c, surface, f.mcp, log))
+	}
 	var child *childmcp.Child
 	if len(f.mcp) > 0 {
 		child = newChild(c, f.mcp, log)
@@ -268,7 +284,7 @@ func runServe(args []string) int {
 		defer serveChild(srv, c, child).Close()
 	}
 	if f.transport == "http" {
-		return serveHTTP(ctx, srv, c, f, stateDir, log)
+		return serveHTTP(ctx, srv, c, f, stateDir, log, nil)
 	}
 	serveStdio(ctx, srv, log)
 	return exitOK

@@ -78,6 +78,10 @@ type Config struct {
 	// backend) and, in the everyday browser, what its clients may do
 	// through the tabs (package reach).
 	Reach reach.Policy
+
+	// Isolation says whether agents work in browser contexts of their own
+	// (--isolated; see agents.go); the zero value shares the browser.
+	Isolation Isolation
 }
 
 // Errors callers branch on.
@@ -112,6 +116,9 @@ type Coordinator struct {
 	m  machine
 
 	events events
+
+	own    *Agent // the coordinator's own agent (agents.go)
+	agents agents // the agents with endpoints of their own
 
 	publishMu sync.Mutex    // orders state file writes
 	dirty     chan struct{} // a state file write is wanted (publishSoon)
@@ -162,6 +169,7 @@ func New(cfg Config) (*Coordinator, error) {
 		m:         machine{state: Idle, opts: cfg.Options, source: launching},
 		dirty:     make(chan struct{}, 1),
 	}
+	c.own = &Agent{c: c, name: "the coordinator's own"}
 	c.sweep()
 	proxy, err := c.listen()
 	if err != nil {
@@ -212,10 +220,13 @@ func (c *Coordinator) Token() string { return c.token }
 // if needed. This is the lazy launch behind a CDP client's first connection.
 func (c *Coordinator) Backend(ctx context.Context) (cdpproxy.Backend, error) {
 	b, err := c.ensure(ctx)
-	if err != nil {
-		return cdpproxy.Backend{}, c.cfg.Words.Phrased(err) // the proxy tells its client
+	if err == nil {
+		var p cdpproxy.Backend
+		if p, err = c.proxyBackend(b); err == nil {
+			return p, nil
+		}
 	}
-	return b.proxy, nil
+	return cdpproxy.Backend{}, c.cfg.Words.Phrased(err) // the proxy tells its client
 }
 
 // Words are the words of the surface the coordinator's clients see

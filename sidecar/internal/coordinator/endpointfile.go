@@ -73,7 +73,7 @@ func (c *Coordinator) listen() (*cdpproxy.Proxy, error) {
 	if c.cfg.NoProxySecret {
 		secret = ""
 	}
-	p, err := cdpproxy.Listen(cdpproxy.Config{Port: want.Port, Resolver: c, Secret: secret, Words: c.cfg.Words, Logger: c.log})
+	p, err := cdpproxy.Listen(cdpproxy.Config{Port: want.Port, Resolver: c, Secret: secret, Agents: c.proxyAgents(), Words: c.cfg.Words, Logger: c.log})
 	if errors.Is(err, cdpproxy.ErrPortInUse) && c.cfg.ProxyPort == 0 && ok {
 		// Whoever holds the port now may have been sent the old secret by a
 		// client that kept the endpoint: the secret changes too.
@@ -82,7 +82,7 @@ func (c *Coordinator) listen() (*cdpproxy.Proxy, error) {
 		if secret != "" {
 			secret = want.Secret
 		}
-		p, err = cdpproxy.Listen(cdpproxy.Config{Resolver: c, Secret: secret, Words: c.cfg.Words, Logger: c.log})
+		p, err = cdpproxy.Listen(cdpproxy.Config{Resolver: c, Secret: secret, Agents: c.proxyAgents(), Words: c.cfg.Words, Logger: c.log})
 	}
 	if err != nil {
 		return nil, err

@@ -171,8 +171,11 @@ func (p *pages) Shutdown() {
 func (p *pages) front() (cdp.Target, bool) { return p.follow.Latest(cdp.IsPage) }
 
 // Front is the page in front.
-func (p *pages) Front() (Tab, bool) {
-	t, ok := p.front()
+func (p *pages) Front() (Tab, bool) { return p.frontWhere(cdp.IsPage) }
+
+// frontWhere is the page in front among those match accepts.
+func (p *pages) frontWhere(match func(cdp.Target) bool) (Tab, bool) {
+	t, ok := p.follow.Latest(match)
 	if !ok {
 		return Tab{}, false
 	}
@@ -186,7 +189,11 @@ func (p *pages) CurrentURL() string {
 }
 
 // Tabs lists the open pages, the one in front marked.
-func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
+func (p *pages) Tabs(ctx context.Context) ([]Tab, error) { return p.tabsWhere(ctx, cdp.IsPage) }
+
+// tabsWhere lists the open pages match accepts, the one in front among
+// them marked.
+func (p *pages) tabsWhere(ctx context.Context, match func(cdp.Target) bool) ([]Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return nil, err
 	}
@@ -200,10 +207,10 @@ func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
 	if err := json.Unmarshal(res, &got); err != nil {
 		return nil, err
 	}
-	front, _ := p.front()
+	front, _ := p.follow.Latest(match)
 	tabs := []Tab{}
 	for _, t := range got.TargetInfos {
-		if cdp.IsPage(t) {
+		if match(t) {
 			tabs = append(tabs, Tab{ID: t.ID, Title: t.Title, URL: t.URL, Front: t.ID == front.ID, OpenerID: t.OpenerID})
 		}
 	}
@@ -212,6 +219,12 @@ func (p *pages) Tabs(ctx context.Context) ([]Tab, error) {
 
 // Open opens url in a new page; with focus it is brought to the front.
 func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
+	return p.openIn(ctx, url, focus, "")
+}
+
+// openIn opens url in a new page of a browser context ("" for the
+// default one).
+func (p *pages) openIn(ctx context.Context, url string, focus bool, browserContext string) (Tab, error) {
 	if err := p.wait(ctx); err != nil {
 		return Tab{}, err
 	}
@@ -220,7 +233,11 @@ func (p *pages) Open(ctx context.Context, url string, focus bool) (Tab, error) {
 		// Opened in the background: the tab in front stays in front.
 		held = p.follow.Background()
 	}
-	res, err := p.caller.Call(ctx, "", "Target.createTarget", map[string]any{"url": url, "background": !focus})
+	params := map[string]any{"url": url, "background": !focus}
+	if browserContext != "" {
+		params["browserContextId"] = browserContext
+	}
+	res, err := p.caller.Call(ctx, "", "Target.createTarget", params)
 	if err != nil {
 		held("")
 		return Tab{}, err

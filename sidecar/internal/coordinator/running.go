@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -45,25 +44,34 @@ func (c *Coordinator) Disconnected() error {
 
 // RunningTabs lists the open pages of the browser that runs now;
 // ErrNotRunning when none does.
-func (c *Coordinator) RunningTabs(ctx context.Context) ([]Tab, error) {
-	b, err := c.running()
+func (c *Coordinator) RunningTabs(ctx context.Context) ([]Tab, error) { return c.own.RunningTabs(ctx) }
+
+// RunningTabs lists the agent's open pages in the browser that runs now.
+func (a *Agent) RunningTabs(ctx context.Context) ([]Tab, error) {
+	b, err := a.c.running()
 	if err != nil {
 		return nil, err
 	}
-	if b.pages == nil {
-		return nil, errors.New("this browser has no tabs the coordinator can follow")
+	p, err := a.pagesOn(ctx, b)
+	if err != nil {
+		return nil, err
 	}
-	return b.pages.Tabs(ctx)
+	return p.Tabs(ctx)
 }
 
 // AttachRunningTab is AttachTab on the browser that runs now;
 // ErrNotRunning when none does.
 func (c *Coordinator) AttachRunningTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
-	b, err := c.running()
+	return c.own.AttachRunningTab(ctx, tabID, onEvent)
+}
+
+// AttachRunningTab is the agent's AttachTab on the browser that runs now.
+func (a *Agent) AttachRunningTab(ctx context.Context, tabID string, onEvent func(cdp.Message)) (*TabSession, error) {
+	b, err := a.c.running()
 	if err != nil {
 		return nil, err
 	}
-	return b.attachTab(ctx, tabID, onEvent)
+	return a.attachOn(ctx, b, tabID, onEvent)
 }
 
 // BackendKey names the backend that runs now ("" when none does): it

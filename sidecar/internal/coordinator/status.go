@@ -39,6 +39,10 @@ type Status struct {
 	// everyday, running).
 	Everyday *state.Everyday `json:"everyday,omitempty"`
 
+	// Agent is the asking agent's own part, when it has an endpoint of its
+	// own (--isolated: an MCP session over HTTP; see agents.go).
+	Agent *AgentStatus `json:"agent,omitempty"`
+
 	// Waiting says what a start under way waits for (a remote service
 	// starting a browser, a slot in its queue).
 	Waiting string `json:"waiting,omitempty"`

@@ -85,27 +85,43 @@ type Config struct {
 	// ShutdownTimeout is how long requests still running at shutdown get
 	// to finish; 0 means 5 s.
 	ShutdownTimeout time.Duration
+
+	// PerSession, if set, gives every session an MCP server of its own
+	// (an agent of an isolated coordinator: its own tabs, page tools and
+	// child MCP), made when the session opens; end is called once the
+	// session has closed. The server New is given is then not used.
+	PerSession func() (srv *server.MCPServer, end func())
 }
 
-// Server is the HTTP transport in front of one MCP server.
+// Server is the HTTP transport in front of one MCP server, or of one per
+// session (Config.PerSession).
 type Server struct {
-	cfg        Config
-	log        *slog.Logger
-	streamable *server.StreamableHTTPServer
-	sse        *server.SSEServer
-	sseStream  http.Handler
-	sseMessage http.Handler
+	cfg    Config
+	log    *slog.Logger
+	shared *front // the one server's; nil with PerSession
 
 	mu       sync.Mutex
 	sessions map[string]session                          // open sessions of both transports, by id
 	streams  map[string]map[*context.CancelFunc]struct{} // open GET streams of streamable sessions
 	stopping bool                                        // Serve is shutting down
+	ending   sync.WaitGroup                              // sessions' servers being ended (PerSession)
 }
 
 type session struct {
 	transport string
 	remote    string
 	opened    time.Time
+	front     *front
+}
+
+// front is the transports of one MCP server: the one every session shares,
+// or one session's own.
+type front struct {
+	streamable *server.StreamableHTTPServer
+	sse        *server.SSEServer
+	sseStream  http.Handler
+	sseMessage http.Handler
+	end        func() // a session's own: ends what its server runs
 }
 
 // New builds the transport for srv.
@@ -117,13 +133,21 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 		cfg.ShutdownTimeout = 5 * time.Second
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, sessions: map[string]session{}, streams: map[string]map[*context.CancelFunc]struct{}{}}
-	s.streamable = server.NewStreamableHTTPServer(srv,
+	if cfg.PerSession == nil {
+		s.shared = s.newFront(srv, nil)
+	}
+	return s
+}
+
+func (s *Server) newFront(srv *server.MCPServer, end func()) *front {
+	f := &front{end: end}
+	f.streamable = server.NewStreamableHTTPServer(srv,
 		server.WithEndpointPath(PathStreamable),
 		server.WithSessionIdManagerResolver(resolver{s}),
-		server.WithStreamableHTTPLogger(cfg.Logger),
+		server.WithStreamableHTTPLogger(s.cfg.Logger),
 		server.WithSessionIdleTTL(SessionIdleTTL),
 	)
-	s.sse = server.NewSSEServer(srv,
+	f.sse = server.NewSSEServer(srv,
 		server.WithSSEEndpoint(PathSSE),
 		server.WithMessageEndpoint(PathMessage),
 		server.WithSessionIDGenerator(s.openSSE),
@@ -133,8 +157,86 @@ func New(srv *server.MCPServer, cfg Config) *Server {
 		// before the library sees its request.
 		server.WithSSECORS(server.WithCORSAllowedOrigins("browser-coordinator:no-origin")),
 	)
-	s.sseStream, s.sseMessage = s.sse.SSEHandler(), s.sse.MessageHandler()
-	return s
+	f.sseStream, f.sseMessage = f.sse.SSEHandler(), f.sse.MessageHandler()
+	return f
+}
+
+// frontKey carries, through the MCP library, the front a request that
+// opens a session is served by, so that the session is known to be its.
+type frontKey struct{}
+
+// opening is the front for a request that opens a session: the shared
+// one, or a new one of the session's own, carried in the returned request.
+func (s *Server) opening(r *http.Request) (*front, *http.Request) {
+	if s.shared != nil {
+		return s.shared, r
+	}
+	srv, end := s.cfg.PerSession()
+	f := s.newFront(srv, end)
+	return f, r.WithContext(context.WithValue(r.Context(), frontKey{}, f))
+}
+
+// frontOf is the front session id is served by (nil: not open).
+func (s *Server) frontOf(id string) *front {
+	if s.shared != nil {
+		return s.shared
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions[id].front
+}
+
+// served routes a request to its session's front: a new one for a request
+// that opens a session, which is ended if it opened none.
+func (s *Server) served(pick func(*front) http.Handler, id func(*http.Request) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if sid := id(r); sid != "" {
+			if f := s.frontOf(sid); f != nil {
+				pick(f).ServeHTTP(w, r)
+				return
+			}
+		}
+		if s.shared == nil && !s.opensSession(r) {
+			http.Error(w, "Bad request: this request needs the session id of an open session; start one with initialize", http.StatusBadRequest)
+			return
+		}
+		f, r := s.opening(r)
+		pick(f).ServeHTTP(w, r)
+		if f != s.shared && !s.owns(f) {
+			s.endFront(f) // the request opened no session (refused, or not an initialize)
+		}
+	})
+}
+
+// owns: an open session is served by f.
+func (s *Server) owns(f *front) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ss := range s.sessions {
+		if ss.front == f {
+			return true
+		}
+	}
+	return false
+}
+
+// endFront ends a session's own front and what its server runs, in the
+// background (a child MCP takes a moment to stop); Serve waits for it.
+func (s *Server) endFront(f *front) {
+	if f == nil || f == s.shared {
+		return
+	}
+	s.ending.Add(1)
+	go func() {
+		defer s.ending.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+		defer cancel()
+		f.sse.CloseSessions()
+		_ = f.streamable.Shutdown(ctx)
+		if f.end != nil {
+			f.end()
+		}
+	}()
 }
 
 // origins are the pages let in: none without a token.
@@ -147,10 +249,14 @@ func (s *Server) origins() []string {
 
 // Handler is the transport with its checks, for an http.Server.
 func (s *Server) Handler() http.Handler {
+	streamableID := func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }
+	messageID := func(r *http.Request) string { return r.URL.Query().Get("sessionId") }
+	streamable := s.served(func(f *front) http.Handler { return f.streamable }, streamableID)
+	message := s.served(func(f *front) http.Handler { return f.sseMessage }, messageID)
 	mux := http.NewServeMux()
-	mux.Handle(PathStreamable, s.knownSession(s.precheck(s.trackStreams(s.streamable)), func(r *http.Request) string { return r.Header.Get(server.HeaderKeySessionID) }))
+	mux.Handle(PathStreamable, s.knownSession(s.precheck(s.trackStreams(streamable)), streamableID))
 	mux.HandleFunc(PathSSE, s.serveSSE)
-	mux.Handle(PathMessage, s.knownSession(s.precheck(s.sseMessage), func(r *http.Request) string { return r.URL.Query().Get("sessionId") }))
+	mux.Handle(PathMessage, s.knownSession(s.precheck(message), messageID))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not found: this is an MCP server; use "+PathStreamable+" (streamable HTTP) or "+PathSSE+" (SSE)", http.StatusNotFound)
 	})
@@ -188,8 +294,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.log.Info("HTTP transport shutting down", "sessions", s.Sessions())
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
-	s.sse.CloseSessions()
-	_ = s.streamable.Shutdown(sctx) // terminates its sessions; the http.Server is ours
+	if s.shared != nil {
+		s.shared.sse.CloseSessions()
+		_ = s.shared.streamable.Shutdown(sctx) // terminates its sessions; the http.Server is ours
+	}
 	s.mu.Lock()
 	ids := make([]string, 0, len(s.sessions))
 	for id := range s.sessions {
@@ -204,6 +312,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = hs.Close()
 	}
 	<-served
+	s.ending.Wait()
 	s.log.Info("HTTP transport stopped", "took", time.Since(began).Round(time.Millisecond))
 	return nil
 }
@@ -338,9 +447,12 @@ func (s *Server) open(id string) bool {
 }
 
 func (s *Server) opened(id, transport string, r *http.Request) {
-	ss := session{transport: transport, opened: time.Now()}
+	ss := session{transport: transport, opened: time.Now(), front: s.shared}
 	if r != nil {
 		ss.remote = r.RemoteAddr
+		if f, ok := r.Context().Value(frontKey{}).(*front); ok {
+			ss.front = f
+		}
 	}
 	s.mu.Lock()
 	s.sessions[id] = ss
@@ -360,6 +472,7 @@ func (s *Server) closed(id, why string) {
 	s.mu.Unlock()
 	if ok {
 		s.logClosed(id, ss, why)
+		s.endFront(ss.front)
 	}
 }
 
@@ -414,7 +527,11 @@ func (s *Server) serveSSE(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var id string
-	s.sseStream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sseKey{}, &id)))
+	f, r := s.opening(r)
+	f.sseStream.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), sseKey{}, &id)))
+	if id == "" {
+		s.endFront(f) // the stream opened no session
+	}
 	if id != "" {
 		why := "client disconnected"
 		if r.Context().Err() == nil {

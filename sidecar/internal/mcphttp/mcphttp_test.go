@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -428,5 +429,72 @@ func TestEndingASessionEndsItsStream(t *testing.T) {
 	r.stop()
 	if took := time.Since(began); took > 2*time.Second {
 		t.Errorf("shutdown took %s", took)
+	}
+}
+
+// With PerSession every session has a server of its own, made when it
+// opens and ended once it closes (DELETE, the stream's end, shutdown); a
+// request that opens none ends the server it was given.
+func TestEverySessionItsOwnServer(t *testing.T) {
+	var (
+		mu           sync.Mutex
+		made, ended  int
+		endedServers []string
+	)
+	perSession := func() (*server.MCPServer, func()) {
+		mu.Lock()
+		made++
+		name := fmt.Sprintf("server %d", made)
+		mu.Unlock()
+		srv := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
+		srv.AddTool(mcp.NewTool("whoami"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(name), nil
+		})
+		return srv, func() {
+			mu.Lock()
+			ended++
+			endedServers = append(endedServers, name)
+			mu.Unlock()
+		}
+	}
+	r := startWith(t, Config{PerSession: perSession})
+	a, b, c := streamableClient(t, r), streamableClient(t, r), sseClient(t, r)
+	names := map[string]bool{}
+	for _, cl := range []*client.Client{a, b, c} {
+		names[callText(t, cl, "whoami")] = true
+	}
+	if len(names) != 3 {
+		t.Fatalf("the sessions' servers: %v", names)
+	}
+	// A session's later requests reach its own server.
+	if got := callText(t, a, "whoami"); got != callText(t, a, "whoami") {
+		t.Fatal("a session moved between servers")
+	}
+	// A request that opens no session (not an initialize) ends its server.
+	if code, _, _ := do(t, http.MethodPost, r.base+PathStreamable, callBody, nil); code < 400 {
+		t.Fatalf("a call without a session: %d", code)
+	}
+	testutil.Poll(t, "the server of a request that opened no session to end", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return ended == 1
+	})
+	// DELETE ends the session's server; shutdown the others'.
+	aName := callText(t, a, "whoami")
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Poll(t, "the ended session's server to end", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return ended == 2 && endedServers[1] == aName
+	})
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ended != made || made != 4 {
+		t.Fatalf("%d servers made, %d ended", made, ended)
 	}
 }

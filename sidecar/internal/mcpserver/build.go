@@ -42,6 +42,11 @@ type Options struct {
 	// coordinator_status reports it, and says in tools/list when its tools
 	// are missing. nil: none.
 	Child ChildReporter
+	// Agent is the agent the server serves (an MCP session of an isolated
+	// coordinator over HTTP): its tab and page tools see its tabs, and its
+	// launch, stop and restart act on its browser contexts; nil: the
+	// coordinator's own agent.
+	Agent *coordinator.Agent
 	// StartWords phrase the remedies only the coordinator's start can
 	// bring (its flags, which the command line owns); the tools' own
 	// words go over them (Words). nil: those remedies are left unsaid.
@@ -96,6 +101,9 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	if o.Agent == nil {
+		o.Agent = c.Own()
+	}
 	if o.PageTools == "" {
 		o.PageTools = PageToolsDynamic
 	}
@@ -121,7 +129,7 @@ func Build(c *coordinator.Coordinator, o Options) (*Served, error) {
 
 // buildPlain: the coordinator's tools and its tab tools (--page-tools off).
 func buildPlain(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
-	h := &handlers{c: c, child: o.Child, words: words}
+	h := &handlers{c: c, tabs: o.Agent, child: o.Child, words: words}
 	srv := server.NewMCPServer(serverName, version.Get().Version, opts...)
 	srv.AddTools(serverTools(h.tools())...)
 	return &Served{MCP: srv}
@@ -131,9 +139,9 @@ func buildPlain(c *coordinator.Coordinator, o Options, words remedy.Words, opts 
 // page tools (listed when dynamic) and the static pair.
 func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
 	engine := pagetools.Config{Logger: o.Logger, Files: files(c, o)}
-	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
+	tr := pagefocus.New(pagefocus.Coordinator(o.Agent), pagefocus.Config{Follow: true, Engine: engine, Logger: o.Logger}, true)
 	p := newPageSurface(pageConfig{tr: tr, host: followed{}, v: defaultVocab, dynamic: o.PageTools == PageToolsDynamic, log: o.Logger}, opts...)
-	h := &handlers{c: c, child: o.Child, pages: p, words: words}
+	h := &handlers{c: c, tabs: o.Agent, child: o.Child, pages: p, words: words}
 	p.srv.AddTools(serverTools(append(h.tools(), p.staticTools()...))...)
 	p.start()
 	return &Served{MCP: p.srv, stop: []func(){p.close}}
@@ -143,9 +151,9 @@ func buildDefault(c *coordinator.Coordinator, o Options, words remedy.Words, opt
 func buildProgressive(c *coordinator.Coordinator, o Options, words remedy.Words, opts []server.ServerOption) *Served {
 	engine := pagetools.Config{Logger: o.Logger, ContentTool: true, Files: files(c, o)}
 	st := newSeedState()
-	tr := pagefocus.New(pagefocus.Coordinator(c), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
+	tr := pagefocus.New(pagefocus.Coordinator(o.Agent), pagefocus.Config{Follow: o.FollowUserFocus, Engine: engine, Skip: st.hiddenTab, Logger: o.Logger}, false)
 	p := newPageSurface(pageConfig{tr: tr, host: st, v: progressiveVocab, dynamic: true, log: o.Logger}, opts...)
-	pr := &progressive{c: c, st: st, p: p, words: words}
+	pr := &progressive{c: c, tabs: o.Agent, st: st, p: p, words: words}
 	p.srv.AddTools(serverTools(append(pr.tools(), p.handleDialogTool()))...)
 	pr.start()
 	p.start()

@@ -55,9 +55,10 @@ func New(c *coordinator.Coordinator) *server.MCPServer {
 
 type handlers struct {
 	c     *coordinator.Coordinator
-	child ChildReporter // single-entry mode (--mcp); nil without a child
-	pages *pageSurface  // nil with --page-tools off
-	words remedy.Words  // this surface's (Words)
+	tabs  *coordinator.Agent // whose tabs (Options.Agent)
+	child ChildReporter      // single-entry mode (--mcp); nil without a child
+	pages *pageSurface       // nil with --page-tools off
+	words remedy.Words       // this surface's (Words)
 }
 
 // launchArgs are coordinator_launch_browser's arguments: a
@@ -85,7 +86,7 @@ func (h *handlers) coordinatorTools() []toolDef {
 		status.out = childStatusAbout
 		statusTool = typed(status, h.childStatus)
 	}
-	return []toolDef{
+	return h.forAgent([]toolDef{
 		typed(spec{name: "coordinator_list_browsers", title: "List installed browsers",
 			description: "List the Chromium-family browsers installed on this machine (Chrome, Edge, Chromium, Brave, Chrome for Testing, Vivaldi) with their type, path and version. Use a type from here as browserType in coordinator_launch_browser.",
 			readOnly:    true, idem: true, out: browserListAbout}, h.listBrowsers),
@@ -101,7 +102,7 @@ func (h *handlers) coordinatorTools() []toolDef {
 		typed(spec{name: "coordinator_restart_browser", title: "Restart the browser",
 			description: "Stop the browser and start it again with the same options, e.g. when it hangs or misbehaves. The CDP endpoint stays the same and automation tools reconnect on their next call. Open pages are lost.",
 			destructive: true, out: statusAbout}, h.restart),
-	}
+	})
 }
 
 func (h *handlers) listBrowsers(ctx context.Context, _ noArgs) (browserList, string, error) {
@@ -132,11 +133,11 @@ func orDash(s string) string {
 }
 
 func (h *handlers) status(context.Context, noArgs) (coordinator.Status, string, error) {
-	return h.statusResult(h.c.Status(), nil)
+	return h.statusResult(h.tabs.Status(), nil)
 }
 
 func (h *handlers) childStatus(context.Context, noArgs) (statusWithChild, string, error) {
-	s, text, _ := h.statusResult(h.c.Status(), nil)
+	s, text, _ := h.statusResult(h.tabs.Status(), nil)
 	child := h.child.Status()
 	return statusWithChild{Status: s, Child: child}, text + "\n" + renderChild(child), nil
 }
@@ -185,6 +186,9 @@ func RenderStatus(s coordinator.Status) string {
 	if s.CurrentURL != "" {
 		fmt.Fprintf(&b, "Page in front: %s\n", s.CurrentURL)
 	}
+	if a := s.Agent; a != nil {
+		fmt.Fprintf(&b, "This session's CDP endpoint: %s (its own browser context: its tabs and cookies only)\n", a.CDPEndpoint)
+	}
 	fmt.Fprintf(&b, "Client connections: %d\n", s.Connections)
 	if s.LastError != "" {
 		fmt.Fprintf(&b, "Last error: %s\n", s.LastError)
@@ -194,6 +198,9 @@ func RenderStatus(s coordinator.Status) string {
 }
 
 func (h *handlers) launch(ctx context.Context, a launchArgs) (coordinator.Status, string, error) {
+	if h.alone() {
+		return h.launchAgent(ctx, a)
+	}
 	r := coordinator.LaunchRequest(a)
 	s, err := h.c.LaunchWith(ctx, r)
 	var bad *coordinator.BadRequestError
@@ -218,10 +225,16 @@ func (h *handlers) detectedHint(ctx context.Context) string {
 }
 
 func (h *handlers) stop(ctx context.Context, _ noArgs) (coordinator.Status, string, error) {
+	if h.alone() {
+		return h.resetAgent(ctx, "stopped")
+	}
 	return h.statusResult(h.c.Stop(ctx))
 }
 
 func (h *handlers) restart(ctx context.Context, _ noArgs) (coordinator.Status, string, error) {
+	if h.alone() {
+		return h.resetAgent(ctx, "restarted")
+	}
 	return h.statusResult(h.c.Restart(ctx))
 }
 

@@ -35,6 +35,7 @@ Start with connect_browser (launch: true starts a browser when none is open). Th
 // the page surface.
 type progressive struct {
 	c     *coordinator.Coordinator
+	tabs  *coordinator.Agent // whose tabs (Options.Agent)
 	st    *seedState
 	p     *pageSurface
 	words remedy.Words // this surface's (Words)
@@ -99,7 +100,7 @@ func (pr *progressive) disconnect(ctx context.Context) {
 
 // recount lists the tabs shown and keeps their number.
 func (pr *progressive) recount(ctx context.Context) ([]coordinator.Tab, error) {
-	tabs, err := pr.c.RunningTabs(ctx)
+	tabs, err := pr.tabs.RunningTabs(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +242,7 @@ func (pr *progressive) connect(ctx context.Context, a connectArgs) (connectAnswe
 	if fresh {
 		// The launched browser's first page is blank: not a tab the agent
 		// opened. It is reused by the first open_tab.
-		if tabs, err := pr.c.RunningTabs(ctx); err == nil {
+		if tabs, err := pr.tabs.RunningTabs(ctx); err == nil {
 			for _, t := range tabs {
 				if cdp.IsBlank(t.URL) {
 					hidden[t.ID] = true
@@ -328,7 +329,7 @@ func (pr *progressive) openTab(ctx context.Context, a seedOpenArgs) (seedOpened,
 		return seedOpened{}, "", fmt.Errorf("open_tab: %w", err)
 	}
 	if id == "" {
-		tab, err := pr.c.OpenTab(ctx, u, focus)
+		tab, err := pr.tabs.OpenTab(ctx, u, focus)
 		if err != nil {
 			return seedOpened{}, "", fmt.Errorf("open_tab: %w", err)
 		}
@@ -378,11 +379,11 @@ func (pr *progressive) openFollowed(ctx context.Context, u string) (string, erro
 		return "", err
 	}
 	if id == "" {
-		tab, err := pr.c.OpenTab(ctx, "about:blank", true)
+		tab, err := pr.tabs.OpenTab(ctx, "about:blank", true)
 		if errors.Is(err, coordinator.ErrNeedsURL) {
 			// VS Code's Simple Browser opens only with its page: the
 			// page as it is.
-			if tab, err = pr.c.OpenTab(ctx, u, true); err != nil {
+			if tab, err = pr.tabs.OpenTab(ctx, u, true); err != nil {
 				return "", err
 			}
 			return tab.ID, nil
@@ -409,7 +410,7 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 	if id == "" {
 		return "", nil
 	}
-	sess, err := pr.c.AttachRunningTab(ctx, id, nil)
+	sess, err := pr.tabs.AttachRunningTab(ctx, id, nil)
 	if err != nil {
 		pr.st.unhide(id) // gone: open a new tab instead
 		return "", nil
@@ -422,7 +423,7 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 	}
 	pr.st.unhide(id)
 	if focus {
-		if _, err := pr.c.FocusTab(ctx, id); err != nil {
+		if _, err := pr.tabs.FocusTab(ctx, id); err != nil {
 			return "", err
 		}
 	}
@@ -441,7 +442,7 @@ func (pr *progressive) focusTab(ctx context.Context, a seedFocusArgs) (seedFocus
 	if err != nil {
 		return seedFocused{}, "", err
 	}
-	if _, err := pr.c.FocusTab(ctx, id); err != nil {
+	if _, err := pr.tabs.FocusTab(ctx, id); err != nil {
 		return seedFocused{}, "", fmt.Errorf("focus_tab: %w", err)
 	}
 	f, err := pr.p.tr.Focus(ctx, id, "")
@@ -474,7 +475,7 @@ func (pr *progressive) closeTab(ctx context.Context, a seedCloseArgs) (seedClose
 		return seedClosed{}, "", errors.New("close_tab: no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")
 	}
 	done := pr.p.tr.Closing(ctx, id)
-	err = pr.c.CloseTab(ctx, id)
+	err = pr.tabs.CloseTab(ctx, id)
 	done(err == nil)
 	if err != nil {
 		return seedClosed{}, "", fmt.Errorf("close_tab: %w", err)

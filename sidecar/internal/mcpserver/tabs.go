@@ -114,7 +114,7 @@ func renderTabs(tabs []tabRow) string {
 }
 
 func (h *handlers) listTabs(ctx context.Context, _ noArgs) (tabList, string, error) {
-	tabs, err := h.c.Tabs(ctx)
+	tabs, err := h.tabs.Tabs(ctx)
 	if err != nil {
 		return tabList{}, "", err
 	}
@@ -202,7 +202,7 @@ func (h *handlers) openTab(ctx context.Context, a openTabArgs) (tabAnswer, strin
 	if h.pages != nil && focus && !cdp.IsBlank(u) {
 		return h.openFollowed(ctx, u)
 	}
-	tab, err := h.c.OpenTab(ctx, u, focus)
+	tab, err := h.tabs.OpenTab(ctx, u, focus)
 	if err != nil {
 		return tabAnswer{}, "", err
 	}
@@ -217,11 +217,11 @@ func (h *handlers) openFollowed(ctx context.Context, u string) (tabAnswer, strin
 	if err := h.c.CheckOpen(u); err != nil {
 		return tabAnswer{}, "", err
 	}
-	tab, err := h.c.OpenTab(ctx, "about:blank", true)
+	tab, err := h.tabs.OpenTab(ctx, "about:blank", true)
 	if errors.Is(err, coordinator.ErrNeedsURL) {
 		// VS Code's Simple Browser opens only with its page: the page as
 		// it is (a dialog during this load is seen by the next call).
-		if tab, err = h.c.OpenTab(ctx, u, true); err != nil {
+		if tab, err = h.tabs.OpenTab(ctx, u, true); err != nil {
 			return tabAnswer{}, "", err
 		}
 		return renderTab("Opened", h.answer(ctx, tab, true, u))
@@ -239,7 +239,7 @@ func (h *handlers) openFollowed(ctx context.Context, u string) (tabAnswer, strin
 	it := h.answer(ctx, tab, true, u)
 	if it.Title == "" {
 		// A page slow to look at: its title as the browser has it.
-		if tabs, err := h.c.RunningTabs(ctx); err == nil {
+		if tabs, err := h.tabs.RunningTabs(ctx); err == nil {
 			for _, t := range tabs {
 				if t.ID == tab.ID && t.Title != "" && !cdp.IsBlank(t.URL) {
 					it.Title = pagetools.Label(t.Title, maxTitleShown)
@@ -251,7 +251,7 @@ func (h *handlers) openFollowed(ctx context.Context, u string) (tabAnswer, strin
 }
 
 func (h *handlers) focusTab(ctx context.Context, a focusTabArgs) (tabAnswer, string, error) {
-	tab, err := h.c.FocusTab(ctx, a.TabID)
+	tab, err := h.tabs.FocusTab(ctx, a.TabID)
 	if err != nil {
 		return tabAnswer{}, "", fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)
 	}
@@ -261,7 +261,7 @@ func (h *handlers) focusTab(ctx context.Context, a focusTabArgs) (tabAnswer, str
 func (h *handlers) closeTab(ctx context.Context, a closeTabArgs) (closedTab, string, error) {
 	id := a.TabID
 	if id == "" {
-		tabs, err := h.c.Tabs(ctx)
+		tabs, err := h.tabs.Tabs(ctx)
 		if err != nil {
 			return closedTab{}, "", err
 		}
@@ -273,7 +273,7 @@ func (h *handlers) closeTab(ctx context.Context, a closeTabArgs) (closedTab, str
 	if h.pages != nil {
 		done = h.pages.tr.Closing(ctx, id)
 	}
-	err := h.c.CloseTab(ctx, id)
+	err := h.tabs.CloseTab(ctx, id)
 	done(err == nil)
 	if err != nil {
 		return closedTab{}, "", fmt.Errorf("%w; see coordinator_list_tabs for the open tabs", err)
