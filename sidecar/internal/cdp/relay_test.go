@@ -80,7 +80,7 @@ func relayPage(t *testing.T, browser string, policy cdp.Policy) *websocket.Conn 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.SetReadDeadline(time.Now().Add(testutil.Guard))
 	return c
 }
 
@@ -181,7 +181,7 @@ func (s *served) call(t *testing.T, id int, msg string) string {
 	if err := s.ws.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = s.ws.SetReadDeadline(time.Now().Add(testutil.Guard))
 	for {
 		_, got, err := s.ws.ReadMessage()
 		if err != nil {
@@ -197,7 +197,7 @@ func (s *served) call(t *testing.T, id int, msg string) string {
 // frame's code and reason.
 func (s *served) closed(t *testing.T) (int, string, []string) {
 	t.Helper()
-	_ = s.ws.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = s.ws.SetReadDeadline(time.Now().Add(testutil.Guard))
 	var got []string
 	for {
 		_, msg, err := s.ws.ReadMessage()
