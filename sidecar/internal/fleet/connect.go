@@ -70,14 +70,34 @@ func (k *connector) Connect(ctx context.Context, o backend.Options) (backend.Con
 	if err != nil {
 		return nil, k.refusal(ctx, err, load)
 	}
-	conn := cdp.NewConn(cdp.WebSocket(ws), cdp.Options{})
+	// What the browser says of its pages, for firstPage; later news is
+	// dropped (the coordinator follows targets on its own).
+	pages := make(chan cdp.Target, 64)
+	conn := cdp.NewConn(cdp.WebSocket(ws), cdp.Options{OnEvent: func(m cdp.Message) {
+		var ev struct {
+			TargetInfo cdp.Target `json:"targetInfo"`
+			TargetID   string     `json:"targetId"`
+		}
+		if (m.Method != "Target.targetCreated" && m.Method != "Target.targetDestroyed") || json.Unmarshal(m.Params, &ev) != nil {
+			return
+		}
+		if m.Method == "Target.targetDestroyed" {
+			ev.TargetInfo = cdp.Target{ID: ev.TargetID, Type: "destroyed"}
+		} else if !cdp.IsPage(ev.TargetInfo) {
+			return
+		}
+		select {
+		case pages <- ev.TargetInfo:
+		default:
+		}
+	}})
 	v, err := cdp.GetVersion(ctx, conn)
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("the browser service at %s opened a session whose browser did not answer: %w", k.s.shown, err)
 	}
 	if o.URL != "" {
-		if err := firstPage(ctx, conn, o.URL); err != nil {
+		if err := firstPage(ctx, conn, o.URL, pages); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("the browser service's session: open %s: %w", o.URL, err)
 		}
@@ -216,28 +236,60 @@ func (p pressure) orFull() string {
 	return p.String()
 }
 
-// firstPage shows url in the session's first tab, as a launch does: a tab
-// with it replaces the blank ones the browser started with.
-func firstPage(ctx context.Context, conn *cdp.Conn, url string) error {
-	res, err := conn.Call(ctx, "", "Target.getTargets", nil)
-	if err != nil {
+// startupWait bounds the wait for the browser's startup page: a service
+// whose browsers open none gets its first page after it. (A browser the
+// service starts on a machine at a load of 40 opened it 10 s and more
+// after its endpoint answered.)
+const startupWait = 30 * time.Second
+
+// firstPage makes url the session's first page, in place of the browser's
+// startup page (about:blank). A browser the service has just started may
+// answer before it opened that page (on a busy machine, well before): the
+// first page it announces is waited for, so that it is closed, not left
+// beside the new one.
+func firstPage(ctx context.Context, conn *cdp.Conn, url string, news <-chan cdp.Target) error {
+	if _, err := conn.Call(ctx, "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
 		return err
 	}
-	var got struct {
-		TargetInfos []cdp.Target `json:"targetInfos"`
-	}
-	if err := json.Unmarshal(res, &got); err != nil {
-		return err
+	// The coordinator follows targets on its own, from a browser that
+	// does not discover them yet.
+	defer conn.Call(context.WithoutCancel(ctx), "", "Target.setDiscoverTargets", map[string]any{"discover": false}) //nolint:errcheck
+	var startup cdp.Target
+	wait := time.After(startupWait)
+	for startup.ID == "" {
+		select {
+		case t := <-news: // the pages that exist are announced at once
+			if cdp.IsPage(t) {
+				startup = t
+			}
+		case <-wait:
+			_, err := conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": url})
+			return err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if _, err := conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": url}); err != nil {
 		return err
 	}
-	for _, t := range got.TargetInfos {
-		if cdp.IsPage(t) && t.URL == "about:blank" {
-			_, _ = conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": t.ID})
+	if startup.URL != "about:blank" && startup.URL != "" {
+		return nil // a page of the service's own: kept
+	}
+	if _, err := conn.Call(ctx, "", "Target.closeTarget", map[string]any{"targetId": startup.ID}); err != nil {
+		return nil // gone already
+	}
+	// Closed once the browser says so: the coordinator's first look at
+	// the targets must not find it.
+	for {
+		select {
+		case t := <-news:
+			if t.Type == "destroyed" && t.ID == startup.ID {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return nil
 }
 
 // session is one browser on the service: a WebSocket the coordinator
