@@ -185,7 +185,7 @@ func refFrames(in []byte) refOutcome {
 // readAll sends in as the client and reads what the server makes of it.
 // What the server writes back (pongs, its close frame) is read and checked
 // to be frames a server may send.
-func readAll(t testing.TB, in []byte) (msgs [][]byte, end error, replies []byte) {
+func readAll(t testing.TB, in []byte) (msgs [][]byte, replies []byte, end error) {
 	srv, client := wsPair(t)
 	go func() {
 		_, _ = client.Write(in)
@@ -200,7 +200,7 @@ func readAll(t testing.TB, in []byte) (msgs [][]byte, end error, replies []byte)
 		m, err := srv.ReadMessage()
 		if err != nil {
 			srv.Close()
-			return msgs, err, <-replied
+			return msgs, <-replied, err
 		}
 		msgs = append(msgs, bytes.Clone(m))
 	}
@@ -294,7 +294,7 @@ func FuzzServerWebSocketFrames(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		want := refFrames(in)
-		msgs, err, replies := readAll(t, in)
+		msgs, replies, err := readAll(t, in)
 		if got := outcomeOf(err); got != want.end {
 			t.Fatalf("the reading ended with %v (%s); want %s", err, got, want.end)
 		}
@@ -313,7 +313,7 @@ func FuzzServerWebSocketFrames(f *testing.F) {
 func TestServerWebSocketFrames(t *testing.T) {
 	for i, s := range seeds() {
 		want := refFrames(s)
-		msgs, err, replies := readAll(t, s)
+		msgs, replies, err := readAll(t, s)
 		if got := outcomeOf(err); got != want.end || len(msgs) != len(want.messages) {
 			t.Errorf("seed %d: %d messages, ended %v (%s); want %d messages, %s", i, len(msgs), err, got, len(want.messages), want.end)
 		}
