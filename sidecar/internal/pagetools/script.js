@@ -462,14 +462,27 @@
     return [d, { kind: 'widget', el: n, w, setter: setters.input }];
   }
 
-  // An item's action: its first link or button that is not part of a form
-  // (a list of forms is no list of items), or the item itself.
+  // An item's action: the item itself when it is a link or button, else
+  // its main action, the first link or button outside any form (a list of
+  // forms is no list of items) that carries text a person reads (letters
+  // or digits, not only an aria-label) and is no toggle: a mail row's
+  // subject, not the star, checkbox-like or archive icon before or after
+  // it. A shown one before a hidden one; the first of all when none reads.
+  const READS = /[\p{L}\p{N}]/u;
+  const TOGGLE_ROLES = new Set(['checkbox', 'switch', 'menuitemcheckbox', 'radio']);
+  const shownText = (el) => (localName(el) === 'input' ? String(el.value || '') : textContent(el));
+  const isToggle = (el) => hasAttr(el, 'aria-pressed') || hasAttr(el, 'aria-checked') || TOGGLE_ROLES.has(getAttr(el, 'role'));
   function itemAction(item) {
     if (matches(item, ACTIONS)) return item;
-    const a = qs(item, ACTIONS);
-    if (!a || !closest(a, 'form')) return a;
-    for (const b of qsa(item, ACTIONS)) if (!closest(b, 'form')) return b;
-    return null;
+    let first = null, reads = null;
+    for (const b of qsa(item, ACTIONS)) {
+      if (closest(b, 'form')) continue;
+      if (!first) first = b;
+      if (isToggle(b) || !READS.test(shownText(b))) continue;
+      if (visible(b)) return b;
+      if (!reads) reads = b;
+    }
+    return reads || first;
   }
 
   // A container whose children repeat (same tag and class) and each hold a

@@ -2,6 +2,7 @@ package pagetools
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -206,5 +207,41 @@ func TestPostToTheSamePageIsDone(t *testing.T) {
 	}
 	if got := tb.eval(`performance.getEntriesByType('navigation')[0].type + ' ' + location.pathname`); got != "navigate /t/post.html" {
 		t.Fatalf("the tab: %v", got)
+	}
+}
+
+// An inbox whose rows each start with an icon-only star button, then the
+// message's link, then an icon-only archive button (a mail app's row):
+// opening the 3rd message follows its link, the one carrying the row's
+// text, and stars nothing. A star clicked writes to sessionStorage, which
+// the message's page (same origin) still reads.
+func TestOpenItemIsItsTextNotADecoration(t *testing.T) {
+	s := serveSite(t)
+	b := startBrowser(t)
+	subjects := []string{"Welcome aboard — from Bo", "Invoice 42 — from Cy", "Meeting notes — from Ann", "Lunch? — from Di"}
+	var rows strings.Builder
+	for i, subj := range subjects {
+		n := i + 1
+		s.page(fmt.Sprintf("m/%d", n), fmt.Sprintf(`<!doctype html><title>%s</title><h1>%s</h1><p>This is message %d.</p>`, subj, subj, n))
+		fmt.Fprintf(&rows, `<li class="message"><button class="star" aria-label="Star" aria-pressed="false" data-n="%d">☆</button><a href="m/%d">%s</a><button class="archive" aria-label="Archive">🗄</button></li>`, n, n, subj)
+	}
+	tb := b.newTab(t, s.page("inbox.html", `<!doctype html><title>Inbox</title><main><h1>Inbox</h1><ul class="messages">`+rows.String()+`</ul></main>
+<script>
+for (const b of document.querySelectorAll('.star')) b.onclick = () => {
+  const on = b.getAttribute('aria-pressed') !== 'true';
+  b.setAttribute('aria-pressed', String(on)); b.textContent = on ? '★' : '☆';
+  sessionStorage.starred = (sessionStorage.starred || '') + b.dataset.n;
+};
+for (const b of document.querySelectorAll('.archive')) b.onclick = () => { sessionStorage.archived = (sessionStorage.archived || '') + '1'; b.closest('li').remove(); };
+</script>`), Config{})
+	tools := tb.waitTools("open_inbox", "star_inbox", "archive_inbox")
+	open := tool(t, tools, "open_inbox")
+	res, err := tb.eng.Call(testCtx(t), open.Name, map[string]any{"index": 2.0}) // the 3rd row
+	got := tb.eval(`location.pathname + '|' + (sessionStorage.starred || '') + '|' + (sessionStorage.archived || '')`)
+	if got != "/t/m/3||" {
+		t.Fatalf("after opening the 3rd message: path|starred|archived = %q, want the 3rd message, nothing starred or archived (res %+v, err %v)", got, res, err)
+	}
+	if err != nil {
+		t.Fatalf("the 3rd message opened, but the call answered %v", err)
 	}
 }
