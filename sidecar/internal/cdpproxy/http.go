@@ -2,7 +2,6 @@ package cdpproxy
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -54,12 +53,6 @@ func (p *Proxy) serveJSON(w http.ResponseWriter, r *http.Request, path string) {
 // serveJSONOn answers a /json request for a backend the coordinator reaches
 // by address.
 func (p *Proxy) serveJSONOn(w http.ResponseWriter, r *http.Request, path string, b Backend) {
-	if b.Filter != nil {
-		if why := b.Filter.Refusal(path); why != "" {
-			http.Error(w, "browser-coordinator: "+why, http.StatusForbidden)
-			return
-		}
-	}
 	switch {
 	case b.Endpoint.NoHTTP:
 		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
@@ -137,14 +130,6 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, path string, b B
 	if err != nil || len(body) > maxRewriteBody {
 		http.Error(w, fmt.Sprintf("browser-coordinator: bad answer from the browser for %s", path), http.StatusBadGateway)
 		return
-	}
-	if b.Filter != nil && isList(path) {
-		visible, err := b.Filter.Visible(r.Context())
-		if err != nil {
-			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
-			return
-		}
-		body = OnlyTargets(body, visible)
 	}
 	body = RewriteURLs(body, p.proxyHost(r))
 	writeJSON(w, resp.StatusCode, body)
@@ -236,28 +221,4 @@ func rewriteFrontend(frontend, to string) string {
 		return frontend[:i] + "ws=" + to + value + frontend[start+end:]
 	}
 	return frontend
-}
-
-// OnlyTargets keeps the /json/list entries whose id is in ids, each shown as
-// a top-level page (a Tier 2 view may be an iframe of VS Code's window).
-func OnlyTargets(body []byte, ids []string) []byte {
-	keep := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		keep[id] = true
-	}
-	var out []json.RawMessage
-	gjson.ParseBytes(body).ForEach(func(_, item gjson.Result) bool {
-		if keep[item.Get("id").String()] {
-			raw := []byte(item.Raw)
-			raw, _ = sjson.SetBytes(raw, "type", "page")
-			raw, _ = sjson.DeleteBytes(raw, "parentId")
-			out = append(out, raw)
-		}
-		return true
-	})
-	if out == nil {
-		return []byte("[]")
-	}
-	data, _ := json.Marshal(out)
-	return data
 }

@@ -8,8 +8,8 @@
 //     its own on it, or a page session for /devtools/page/<id>; the /json
 //     endpoints are answered over CDP;
 //   - a browser reached over TCP (attach mode, VS Code's port): every client
-//     gets a connection of its own, tunnelled byte for byte, or relayed
-//     through a Filter's policy (VS Code's browser view); /json requests are
+//     gets a connection of its own, tunnelled byte for byte (relayed through
+//     a policy when the coordinator is --isolated); /json requests are
 //     forwarded, their URLs rewritten to the proxy.
 //
 // The backend is asked for on every new connection, which is what makes the
@@ -44,8 +44,7 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
-// Backend is what the proxy serves now: Conn, or Endpoint (maybe with a
-// Filter).
+// Backend is what the proxy serves now: Conn, or Endpoint.
 type Backend struct {
 	// Conn is a connection the coordinator holds; each client gets a
 	// session of its own on it.
@@ -57,24 +56,10 @@ type Backend struct {
 	// Endpoint is a browser reached over TCP; each client gets a connection
 	// of its own.
 	Endpoint *cdp.Endpoint
-	// Filter, with Endpoint, narrows what clients see (Tier 2).
-	Filter Filter
 
 	// Isolation, if set, gives every client its agent's browser contexts
 	// and nothing else (--isolated; see isolate.go).
 	Isolation Isolation
-}
-
-// Filter narrows what clients see of a TCP backend, at the message level.
-type Filter interface {
-	// Visible lists the targets a client may see and attach to.
-	Visible(ctx context.Context) ([]string, error)
-	// Policy returns how to relay a new WebSocket client: page is the
-	// target of a page-level client, "" for a browser-level one.
-	Policy(ctx context.Context, page string) (cdp.Policy, error)
-	// Refusal says why a /json request that changes the browser is refused
-	// ("" allows it).
-	Refusal(path string) string
 }
 
 // Resolver yields the current backend, launching a browser first when none

@@ -366,26 +366,26 @@ func TestDropConnectionsWhileAClientConnects(t *testing.T) {
 	}
 }
 
-// gate is a Filter whose Policy waits for the test, then fails as a view
+// gate is an Isolation whose Join waits for the test, then fails as one
 // whose browser went away does.
 type gate struct{ entered, release chan struct{} }
 
-func (g gate) Visible(context.Context) ([]string, error) { return nil, nil }
-func (g gate) Refusal(string) string                     { return "" }
-func (g gate) Policy(context.Context, string) (cdp.Policy, error) {
+func (g gate) Join(context.Context, string) (*cdp.AgentContexts, func(), error) {
 	close(g.entered)
 	<-g.release
-	return nil, errors.New("the view's browser is gone")
+	return nil, func() {}, fmt.Errorf("the browser is gone: %w", cdp.ErrClosed)
 }
+func (g gate) Peek(context.Context, string) (*cdp.AgentContexts, error) { return nil, nil }
 
 func TestAClientConnectingDuringASwitchReachesTheNewBackend(t *testing.T) {
-	// A filtered backend is being replaced while a client is set up on it
-	// (Tier 2 switching ports): the client lands on the new backend, as one
-	// that came a moment later, instead of getting the old one's error.
+	// A relayed backend (an isolated one reached over TCP) is being replaced
+	// while a client is set up on it: the client lands on the new backend,
+	// as one that came a moment later, instead of getting the old one's
+	// error.
 	next := portBackend(testbrowser.Launch(t, "data:text/html,<title>new-backend</title>"))
 	old := portBackend(testbrowser.Launch(t, ""))
 	g := gate{entered: make(chan struct{}), release: make(chan struct{})}
-	old.Filter = g
+	old.Isolation = g
 	var current atomic.Pointer[Backend]
 	current.Store(&old)
 	p := listen(t, ResolverFunc(func(context.Context) (Backend, error) { return *current.Load(), nil }))
@@ -697,16 +697,6 @@ func TestRewriteURLs(t *testing.T) {
 		if got := string(RewriteURLs([]byte(tc.in), to)); got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
-	}
-}
-
-func TestOnlyTargets(t *testing.T) {
-	in := `[{"id":"W","type":"page","url":"vscode-file://x"},{"id":"V","type":"iframe","parentId":"W","url":"http://127.0.0.1:3000/"},{"id":"S","type":"service_worker"}]`
-	if got := string(OnlyTargets([]byte(in), []string{"V"})); got != `[{"id":"V","type":"page","url":"http://127.0.0.1:3000/"}]` {
-		t.Fatalf("got %s", got)
-	}
-	if got := string(OnlyTargets([]byte(in), nil)); got != `[]` {
-		t.Fatalf("got %s", got)
 	}
 }
 

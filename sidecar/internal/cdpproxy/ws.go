@@ -19,10 +19,11 @@ import (
 )
 
 // serveWebSocket hands a WebSocket client to the backend: a session of its
-// own on a connection the coordinator holds, a relay through a Filter's
-// policy, or a byte tunnel. A client that meets a backend going away (the
-// browser just died, the backend switched) is set up again on the next one,
-// as a client that came a moment later would be.
+// own on a connection the coordinator holds, a relay (through the
+// Isolation's policy, or to a WebSocket-only service's page), or a byte
+// tunnel. A client that meets a backend going away (the browser just died,
+// the backend switched) is set up again on the next one, as a client that
+// came a moment later would be.
 func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, path string) {
 	p.mu.Lock()
 	if p.closing {
@@ -43,7 +44,7 @@ func (p *Proxy) serveWebSocket(w http.ResponseWriter, r *http.Request, path stri
 		switch {
 		case b.Conn != nil:
 			err = p.serveSession(w, r, path, b, gen)
-		case b.Filter != nil || b.Isolation != nil || (b.Endpoint.NoHTTP && pageTarget(path) != ""):
+		case b.Isolation != nil || (b.Endpoint.NoHTTP && pageTarget(path) != ""):
 			err = p.serveRelay(w, r, path, b, gen)
 		default:
 			err = p.serveTunnel(w, r, path, b, gen)
@@ -174,7 +175,7 @@ func (p *Proxy) serveSession(w http.ResponseWriter, r *http.Request, path string
 }
 
 // serveRelay relays a client over a connection of its own to a TCP backend
-// through the Filter's policy (VS Code's view), or a page-level client of a
+// through the Isolation's policy (--isolated), or a page-level client of a
 // WebSocket-only service through a page session.
 func (p *Proxy) serveRelay(w http.ResponseWriter, r *http.Request, path string, b Backend, gen int) error {
 	page := pageTarget(path)
@@ -183,16 +184,6 @@ func (p *Proxy) serveRelay(w http.ResponseWriter, r *http.Request, path string, 
 		return nil
 	}
 	var policy cdp.Policy
-	if b.Filter != nil {
-		var err error
-		if policy, err = b.Filter.Policy(r.Context(), page); err != nil {
-			if p.changedSince(gen, r) {
-				return err
-			}
-			http.Error(w, "browser-coordinator: "+err.Error(), http.StatusForbidden)
-			return nil
-		}
-	}
 	conn, err := b.Endpoint.Dial(r.Context(), nil)
 	if err != nil {
 		if p.changedSince(gen, r) {

@@ -224,7 +224,7 @@ func (a *Agent) known(b *run) *cdp.AgentContexts {
 // one says). VS Code's browser view is one page; the everyday browser
 // shows tabs, not contexts.
 func (b *run) isolates() bool {
-	return b.kind == state.BackendTier1 || (b.kind == state.BackendAttach && b.proxy.Filter == nil)
+	return b.kind == state.BackendTier1 || b.kind == state.BackendAttach
 }
 
 func errCannotIsolate(b *run) error {

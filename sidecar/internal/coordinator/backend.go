@@ -31,12 +31,6 @@ type run struct {
 	watch   sync.WaitGroup // the goroutine that closes done
 }
 
-// filtered is a connection that narrows what the proxy's clients see of
-// its Endpoint (Tier 2: VS Code's browser view as their only page).
-type filtered interface {
-	Filter() cdpproxy.Filter
-}
-
 // start brings src's browser up (o: what a launch uses); it runs until it
 // is shut down.
 func (c *Coordinator) start(ctx context.Context, src *Source, o Options) (*run, error) {
@@ -58,9 +52,6 @@ func (c *Coordinator) start(ctx context.Context, src *Source, o Options) (*run, 
 		describe: src.Describe,
 		launches: src.Launches,
 		launched: o,
-	}
-	if f, ok := conn.(filtered); ok {
-		r.proxy.Filter = f.Filter()
 	}
 	if p, ok := conn.(backend.Pager); ok {
 		r.pages = p.Pages()
