@@ -146,7 +146,7 @@ for (const browser of ['chrome', 'edge']) {
     host.stderr.on('data', (d) => { stderr += d; });
     const exited = new Promise((resolve) => host.once('exit', resolve));
     t.after(() => { host.kill(); return exited; });
-    host.stdin.write(frame({ type: 'hello', protocol: 1, browser: { name: browser, version: '1' } }));
+    host.stdin.write(frame({ type: 'hello', protocol: extensionProtocol(), browser: { name: browser, version: '1' } }));
     const reply = await firstFrame(host.stdout).catch((err) => { throw new Error(`${err.message}\n${stderr}`); });
     assert.equal(reply.type, 'hello', JSON.stringify(reply));
     assert.equal(reply.host.version, packageVersion(), 'the host is this build');
@@ -155,6 +155,14 @@ for (const browser of ['chrome', 'edge']) {
     assert.equal(await exited, 0, stderr);
     assert.ok(!fs.existsSync(path.join(stateDir, 'everyday', `${reply.host.pid}.host`)), 'the announcement went with the host');
   });
+}
+
+/** The protocol the browser extension of this checkout speaks (extension/browser/src/protocol.ts). */
+function extensionProtocol() {
+  const src = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'extension', 'browser', 'src', 'protocol.ts'), 'utf8');
+  const m = src.match(/export const PROTOCOL = (\d+);/);
+  assert.ok(m, 'extension/browser/src/protocol.ts declares PROTOCOL');
+  return Number(m[1]);
 }
 
 /** The per-user base folder of this OS, and the environment variable that moves it. */
