@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -85,6 +86,12 @@ func (c *Conn) dialLink(socket string, me nativemsg.Coordinator, o *offer) (*lin
 	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	raw, err := nativemsg.ReadFrame(conn, binary.LittleEndian, nativemsg.MaxHello)
 	_ = conn.SetReadDeadline(time.Time{})
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		// The host ends when the browser closes its port: the extension
+		// went away while this coordinator greeted it.
+		conn.Close()
+		return nil, fmt.Errorf("%w: its native host closed the connection as it was greeted", ErrDisconnected)
+	}
 	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("read the native host's hello: %w", err)
