@@ -70,27 +70,14 @@ func (k *connector) Connect(ctx context.Context, o backend.Options) (backend.Con
 	if err != nil {
 		return nil, k.refusal(ctx, err, load)
 	}
-	// What the browser says of its pages, for firstPage; later news is
-	// dropped (the coordinator follows targets on its own).
+	// What the browser says of its pages, for firstPage only: a session
+	// opened without a first page decodes no event of its own.
+	var opts cdp.Options
 	pages := make(chan cdp.Target, 64)
-	conn := cdp.NewConn(cdp.WebSocket(ws), cdp.Options{OnEvent: func(m cdp.Message) {
-		var ev struct {
-			TargetInfo cdp.Target `json:"targetInfo"`
-			TargetID   string     `json:"targetId"`
-		}
-		if (m.Method != "Target.targetCreated" && m.Method != "Target.targetDestroyed") || json.Unmarshal(m.Params, &ev) != nil {
-			return
-		}
-		if m.Method == "Target.targetDestroyed" {
-			ev.TargetInfo = cdp.Target{ID: ev.TargetID, Type: "destroyed"}
-		} else if !cdp.IsPage(ev.TargetInfo) {
-			return
-		}
-		select {
-		case pages <- ev.TargetInfo:
-		default:
-		}
-	}})
+	if o.URL != "" {
+		opts.OnEvent = func(m cdp.Message) { notePage(m, pages) }
+	}
+	conn := cdp.NewConn(cdp.WebSocket(ws), opts)
 	v, err := cdp.GetVersion(ctx, conn)
 	if err != nil {
 		conn.Close()
@@ -234,6 +221,27 @@ func (p pressure) orFull() string {
 		return "its sessions and its queue are all taken"
 	}
 	return p.String()
+}
+
+// notePage passes a page's creation, or any target's end, to firstPage;
+// news it has no room for is dropped (discovery ends with firstPage).
+func notePage(m cdp.Message, pages chan<- cdp.Target) {
+	var ev struct {
+		TargetInfo cdp.Target `json:"targetInfo"`
+		TargetID   string     `json:"targetId"`
+	}
+	if (m.Method != "Target.targetCreated" && m.Method != "Target.targetDestroyed") || json.Unmarshal(m.Params, &ev) != nil {
+		return
+	}
+	if m.Method == "Target.targetDestroyed" {
+		ev.TargetInfo = cdp.Target{ID: ev.TargetID, Type: "destroyed"}
+	} else if !cdp.IsPage(ev.TargetInfo) {
+		return
+	}
+	select {
+	case pages <- ev.TargetInfo:
+	default:
+	}
 }
 
 // startupWait bounds the wait for the browser's startup page: a service
