@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { root } from './paths.mjs';
 import { cacheRoot } from './codeserver.mjs';
+import { layers } from './layers.mjs';
 
 /** Go tools, pinned; `go install` checks each module against the Go checksum database. */
 export const GO_TOOLS = {
@@ -146,6 +147,7 @@ export function actionlint({ log = console.log } = {}) {
 export const LINTERS = [
   ['gofmt -l', gofmt],
   [`go vet (${LINT_GOOS.join(', ')})`, goVet],
+  ['the sidecar\'s layers (scripts/lib/layers.mjs)', layers],
   ['ESLint (extension/, scripts/)', eslint],
   ['actionlint (.github/workflows/)', actionlint],
   [`staticcheck (${LINT_GOOS.join(', ')}, merged)`, staticcheck],
