@@ -5,8 +5,10 @@
 //   sidecar process and its state file (pushSidecarCleanup: disposed when
 //   setup finds another sidecar or state folder, and at deactivation);
 // - setup as a coalesced refresh of independent steps (setup.ts), the
-//   problems those steps left, and the first setup's promise;
+//   problems those steps left (Problems keeps one entry per step; the live
+//   "state folder" one is the state watch's), and the first setup's promise;
 // - the log and the "definitions changed" event.
+// Settings and the workspace's folders are read fresh through config.ts.
 // Every other piece of state has one owner, a flow in flows/*.ts, which
 // alone writes it and lets the rest read it: the sidecar found
 // (flows/sidecar.ts), Tier 2's argv.json and port (flows/tier2.ts), the
@@ -17,7 +19,7 @@
 // registered one flow per module (commands/*.ts) through
 // registerCommand(name, factory).
 import * as vscode from 'vscode';
-import * as os from 'node:os';
+import { Config } from './config';
 import { ClaudeCode } from './flows/claudeCode';
 import { SidecarFlow } from './flows/sidecar';
 import { StateWatch } from './flows/stateWatch';
@@ -25,9 +27,6 @@ import { StatusItem } from './flows/statusItem';
 import { Tier2 } from './flows/tier2';
 import { Product, readProduct } from './product';
 import { Problems, runSteps, Step } from './setup';
-import { currentPlatform, stateDir, stateDirFlag } from './stateFile';
-
-export const SECTION = 'browserCoordinator';
 
 /** What a refresh redoes besides re-watching the state folder and re-checking Claude Code's entries. */
 export interface RefreshParts {
@@ -42,6 +41,7 @@ export type Cmd = (...args: unknown[]) => unknown;
 
 export class Ctx implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
+  readonly config: Config;
   readonly product: Product;
   readonly changed = new vscode.EventEmitter<void>();
   readonly problems = new Problems();
@@ -62,6 +62,7 @@ export class Ctx implements vscode.Disposable {
 
   constructor(readonly context: vscode.ExtensionContext, readonly activatedAt: number) {
     this.log = vscode.window.createOutputChannel('Browser Coordinator', { log: true });
+    this.config = new Config(context);
     this.product = readProduct(vscode.env.appRoot, vscode.env.appName);
     this.firstSetup = new Promise((resolve) => { this.firstSetupDone = resolve; });
     this.status = new StatusItem(this);
@@ -94,32 +95,6 @@ export class Ctx implements vscode.Disposable {
   /** The extension is deactivating: flows stop before touching VS Code again. */
   get disposed(): boolean {
     return this.isDisposed;
-  }
-
-  // ---- what flows read ----
-
-  get cfg(): vscode.WorkspaceConfiguration {
-    return vscode.workspace.getConfiguration(SECTION);
-  }
-
-  get folders(): string[] {
-    return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  }
-
-  get env() {
-    return { platform: process.platform, home: os.homedir(), env: process.env };
-  }
-
-  get extensionVersion(): string {
-    return (this.context.extension.packageJSON as { version: string }).version;
-  }
-
-  get coordinatorArgs(): string[] {
-    return this.cfg.get<string[]>('coordinatorArgs', []);
-  }
-
-  get stateFolder(): string {
-    return stateDir(currentPlatform(), stateDirFlag(this.coordinatorArgs));
   }
 
   // ---- setup ----

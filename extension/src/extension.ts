@@ -18,7 +18,8 @@ import { removeFromClaudeCode } from './commands/removeFromClaudeCode';
 import { repairClaudeCode } from './commands/repairClaudeCode';
 import { retry, retrySetup } from './commands/retrySetup';
 import { showActions } from './commands/showActions';
-import { Cmd, Ctx, SECTION } from './ctx';
+import { SECTION } from './config';
+import { Cmd, Ctx } from './ctx';
 import { offerClaudeCode } from './flows/claudeCode';
 import { registerMcp } from './flows/mcp';
 import { notifyProblems } from './flows/setupNotice';
@@ -45,7 +46,7 @@ const commands: Record<ActionId, (ctx: Ctx) => Cmd> = {
 
 export function activate(context: vscode.ExtensionContext): void {
   const ctx = new Ctx(context, Date.now());
-  ctx.log.info(`Browser Coordinator ${ctx.extensionVersion} in ${vscode.env.appName} ${vscode.version} (${ctx.product.nameShort}, ${process.platform}-${process.arch}, ui ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`);
+  ctx.log.info(`Browser Coordinator ${ctx.config.extensionVersion} in ${vscode.env.appName} ${vscode.version} (${ctx.product.nameShort}, ${process.platform}-${process.arch}, ui ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`);
   ctx.registerCommand('browserCoordinator.showActions', showActions);
   ctx.registerCommand('browserCoordinator.registerNativeHost', registerNativeHostCommand);
   for (const [id, factory] of Object.entries(commands) as [ActionId, (ctx: Ctx) => Cmd][]) ctx.registerCommand(commandOf[id], factory);

@@ -22,7 +22,7 @@ export interface ClaudeFolder {
 
 /** The child MCP of the settings (undefined for none); throws on a custom setting without a usable command. */
 export function childSetting(ctx: Ctx): Child | undefined {
-  return childOf({ kind: ctx.cfg.get<ChildKind>('childMcp', 'playwright'), command: ctx.cfg.get<string>('childMcpCommand', '') });
+  return childOf({ kind: ctx.config.settings.get<ChildKind>('childMcp', 'playwright'), command: ctx.config.settings.get<string>('childMcpCommand', '') });
 }
 
 export class ClaudeCode {
@@ -56,7 +56,7 @@ export class ClaudeCode {
     }
     const found: ClaudeFolder[] = [];
     const errors: string[] = [];
-    for (const folder of ctx.folders) {
+    for (const folder of ctx.config.folders) {
       try {
         found.push(await checkFolder(ctx, folder));
       } catch (err) {
@@ -111,7 +111,7 @@ async function checkFolder(ctx: Ctx, folder: string): Promise<ClaudeFolder> {
   const p = plan({
     folder,
     choice: choiceOf(ctx, folder),
-    offer: ctx.cfg.get<boolean>('claudeCode.offer', true),
+    offer: ctx.config.settings.get<boolean>('claudeCode.offer', true),
     claudeProject: looksLikeClaudeProject(folder),
     local,
     project,

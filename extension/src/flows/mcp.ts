@@ -16,7 +16,7 @@ export function registerMcp(ctx: Ctx): void {
     definitions: () => definitions(ctx),
     env: () => ctx.tier2.serverEnv(),
     changed: ctx.changed.event,
-    extensionVersion: ctx.extensionVersion,
+    extensionVersion: ctx.config.extensionVersion,
   });
   if (provider) ctx.pushExtCleanup(provider);
 }
@@ -24,7 +24,7 @@ export function registerMcp(ctx: Ctx): void {
 /** The MCP servers offered to VS Code: the coordinator and its child, once a sidecar is found. */
 function definitions(ctx: Ctx) {
   const sidecar = ctx.sidecar.current;
-  if (!sidecar || !ctx.cfg.get<boolean>('registerMcpServers', true)) return [];
+  if (!sidecar || !ctx.config.settings.get<boolean>('registerMcpServers', true)) return [];
   let child: Child | undefined;
   try {
     child = childSetting(ctx);
@@ -33,9 +33,9 @@ function definitions(ctx: Ctx) {
   }
   return serverDefinitions({
     sidecar: sidecar.path,
-    workspace: ctx.folders[0],
+    workspace: ctx.config.folders[0],
     child,
     cdpPort: ctx.tier2.native.port,
-    coordinatorArgs: ctx.coordinatorArgs,
+    coordinatorArgs: ctx.config.coordinatorArgs,
   });
 }

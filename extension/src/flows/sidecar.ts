@@ -22,12 +22,12 @@ export class SidecarFlow {
     const { ctx } = this;
     const before = this.found?.path;
     this.found = undefined;
-    const found = await resolveSidecar({ setting: ctx.cfg.get<string>('sidecarPath', ''), extensionDir: ctx.context.extensionPath, log: ctx.log });
+    const found = await resolveSidecar({ setting: ctx.config.settings.get<string>('sidecarPath', ''), extensionDir: ctx.context.extensionPath, log: ctx.log });
     // Another sidecar: what lived with the last one goes (the state watcher is made again).
     if (found.path !== before) ctx.disposeSidecarCleanup();
     this.found = found;
-    if (!found.version.startsWith(`browser-coordinator ${ctx.extensionVersion} `)) {
-      ctx.log.warn(`sidecar: ${found.path} is not version ${ctx.extensionVersion} like this extension (${found.version}); commands and fields may differ`);
+    if (!found.version.startsWith(`browser-coordinator ${ctx.config.extensionVersion} `)) {
+      ctx.log.warn(`sidecar: ${found.path} is not version ${ctx.config.extensionVersion} like this extension (${found.version}); commands and fields may differ`);
     }
     void reRegisterNativeHosts(ctx, found.path);
   }

@@ -32,15 +32,15 @@ export class StateWatch {
   /** (Re)creates the state watcher when the folder or the workspace folders changed; it re-arms itself after errors. */
   private watch(): void {
     const { ctx } = this;
-    const dir = ctx.stateFolder;
-    const key = `${dir}|${ctx.folders.join('|')}`;
+    const dir = ctx.config.stateFolder;
+    const key = `${dir}|${ctx.config.folders.join('|')}`;
     if (this.watcher && this.key === key) return;
     ctx.disposeSidecarCleanup();
     this.key = key;
     ctx.problems.set('state folder', undefined);
     const watcher = new StateWatcher({
       dir,
-      workspaces: ctx.folders,
+      workspaces: ctx.config.folders,
       log: ctx.log,
       onChange: (entry) => this.onState(entry),
       onProblem: (problem) => {
@@ -50,7 +50,7 @@ export class StateWatch {
     });
     this.watcher = watcher;
     ctx.pushSidecarCleanup({ dispose: () => { watcher.dispose(); if (this.watcher === watcher) this.watcher = undefined; } });
-    ctx.log.info(`state: watching ${dir} for the coordinator of ${ctx.folders.join(', ') || '(no folder open)'}`);
+    ctx.log.info(`state: watching ${dir} for the coordinator of ${ctx.config.folders.join(', ') || '(no folder open)'}`);
     watcher.start();
   }
 

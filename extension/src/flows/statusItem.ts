@@ -40,7 +40,7 @@ export class StatusItem implements vscode.Disposable {
       busy: this.busy,
       problems: ctx.problems.list().filter((p) => p.step !== 'sidecar'),
       claude: ctx.claudeCode.summary(),
-      folders: ctx.folders.length,
+      folders: ctx.config.folders.length,
     };
   }
 

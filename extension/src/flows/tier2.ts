@@ -40,7 +40,7 @@ export class Tier2 {
 
   /** This product's argv.json. */
   get argvFile(): string {
-    return argvJsonPath(this.ctx.product, this.ctx.env);
+    return argvJsonPath(this.ctx.product, this.ctx.config.env);
   }
 
   /** The environment an MCP server gets when it starts now. */
@@ -75,10 +75,10 @@ export class Tier2 {
       env.delete(CDP_ENV);
       return;
     }
-    const dir = userDataDir(ctx.product, ctx.env, ctx.context.globalStorageUri.fsPath);
+    const dir = userDataDir(ctx.product, ctx.config.env, ctx.context.globalStorageUri.fsPath);
     const d = await discover(dir);
     if (ctx.disposed) return;
-    const file = portFilePath(currentPlatform(), stateDirFlag(ctx.coordinatorArgs));
+    const file = portFilePath(currentPlatform(), stateDirFlag(ctx.config.coordinatorArgs));
     if (d.kind === 'live') {
       this.state.port = d.port;
       env.replace(CDP_ENV, String(d.port));
