@@ -4,6 +4,7 @@
 // Nothing here is cached, so there is nothing to keep current.
 import * as vscode from 'vscode';
 import * as os from 'node:os';
+import { Child, ChildKind, childOf } from './registration';
 import { currentPlatform, stateDir, stateDirFlag } from './stateFile';
 
 export const SECTION = 'browserCoordinator';
@@ -36,5 +37,10 @@ export class Config {
   /** The coordinators' state folder, as the sidecar computes it for these arguments. */
   get stateFolder(): string {
     return stateDir(currentPlatform(), stateDirFlag(this.coordinatorArgs));
+  }
+
+  /** The child MCP of the settings (undefined for none); throws on a custom setting without a usable command. */
+  child(): Child | undefined {
+    return childOf({ kind: this.settings.get<ChildKind>('childMcp', 'playwright'), command: this.settings.get<string>('childMcpCommand', '') });
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '../claudeCode';
 import type { Ctx } from '../ctx';
 import { errorMessage } from '../log';
-import { Child, ChildKind, childOf } from '../registration';
+import type { Child } from '../registration';
 import type { Step } from '../setup';
 
 export interface ClaudeFolder {
@@ -18,11 +18,6 @@ export interface ClaudeFolder {
   plan: Plan;
   local: Inspection;
   project: Inspection;
-}
-
-/** The child MCP of the settings (undefined for none); throws on a custom setting without a usable command. */
-export function childSetting(ctx: Ctx): Child | undefined {
-  return childOf({ kind: ctx.config.settings.get<ChildKind>('childMcp', 'playwright'), command: ctx.config.settings.get<string>('childMcpCommand', '') });
 }
 
 export class ClaudeCode {
@@ -96,7 +91,7 @@ function asker(ctx: Ctx): Asker {
 function wanted(ctx: Ctx): Wanted {
   let child: Child | undefined;
   try {
-    child = childSetting(ctx);
+    child = ctx.config.child();
   } catch (err) {
     ctx.log.warn(`Claude Code: ${errorMessage(err)}; the coordinator alone`);
   }

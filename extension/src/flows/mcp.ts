@@ -7,7 +7,6 @@ import type { Ctx } from '../ctx';
 import { errorMessage } from '../log';
 import { registerProvider } from '../mcpProvider';
 import { Child, serverDefinitions } from '../registration';
-import { childSetting } from './claudeCode';
 
 export function registerMcp(ctx: Ctx): void {
   const provider = registerProvider({
@@ -27,7 +26,7 @@ function definitions(ctx: Ctx) {
   if (!sidecar || !ctx.config.settings.get<boolean>('registerMcpServers', true)) return [];
   let child: Child | undefined;
   try {
-    child = childSetting(ctx);
+    child = ctx.config.child();
   } catch (err) {
     ctx.log.warn(`mcp: ${errorMessage(err)}; offering the coordinator alone`);
   }
