@@ -4,9 +4,10 @@
 // watching the state folder, checking Claude Code's entries); nothing here
 // blocks VS Code's start. Each setup step is independent (setup.ts): a
 // failure is logged, shown in the status bar and in one notification, and the
-// other steps run. The context (ctx.ts) holds what they share and the two
-// disposal lifetimes; each command is one flow in its own module
-// (commands/*.ts), registered here by name.
+// other steps run. The context (ctx.ts) owns the lifecycle (the two
+// disposal lifetimes, the coalesced setup); each piece of state has one
+// owner among the flows (flows/*.ts); each command is one flow in its own
+// module (commands/*.ts), registered here by name.
 import * as vscode from 'vscode';
 import { addToClaudeCode } from './commands/addToClaudeCode';
 import { control, toggleHeadless } from './commands/control';
@@ -17,14 +18,11 @@ import { removeFromClaudeCode } from './commands/removeFromClaudeCode';
 import { repairClaudeCode } from './commands/repairClaudeCode';
 import { retry, retrySetup } from './commands/retrySetup';
 import { showActions } from './commands/showActions';
-import { CDP_ENV, Cmd, Ctx, SECTION } from './ctx';
-import { childSetting, claudeCodeStep, offerClaudeCode } from './flows/claudeCode';
-import { sidecarStep } from './flows/sidecar';
-import { watchStep } from './flows/stateWatch';
-import { tier2Steps } from './flows/tier2';
-import { errorMessage } from './log';
-import { registerProvider } from './mcpProvider';
-import { Child, serverDefinitions } from './registration';
+import { SECTION } from './config';
+import { Cmd, Ctx } from './ctx';
+import { offerClaudeCode } from './flows/claudeCode';
+import { registerMcp } from './flows/mcp';
+import { notifyProblems } from './flows/setupNotice';
 import { ActionId, commandOf } from './statusBar';
 
 const WALKTHROUGH = 'browser-coordinator.browser-coordinator#browserCoordinator.start';
@@ -47,8 +45,8 @@ const commands: Record<ActionId, (ctx: Ctx) => Cmd> = {
 };
 
 export function activate(context: vscode.ExtensionContext): void {
-  const ctx = new Ctx(context, Date.now(), (c) => ({ sidecar: sidecarStep(c), native: tier2Steps(c), watch: watchStep(c), claudeCode: claudeCodeStep(c) }));
-  ctx.log.info(`Browser Coordinator ${ctx.extensionVersion} in ${vscode.env.appName} ${vscode.version} (${ctx.product.nameShort}, ${process.platform}-${process.arch}, ui ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`);
+  const ctx = new Ctx(context, Date.now());
+  ctx.log.info(`Browser Coordinator ${ctx.config.extensionVersion} in ${vscode.env.appName} ${vscode.version} (${ctx.product.nameShort}, ${process.platform}-${process.arch}, ui ${vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop'}${vscode.env.remoteName ? `, remote ${vscode.env.remoteName}` : ''})`);
   ctx.registerCommand('browserCoordinator.showActions', showActions);
   ctx.registerCommand('browserCoordinator.registerNativeHost', registerNativeHostCommand);
   for (const [id, factory] of Object.entries(commands) as [ActionId, (ctx: Ctx) => Cmd][]) ctx.registerCommand(commandOf[id], factory);
@@ -62,41 +60,15 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.requestRefresh({})),
   );
-  const provider = registerProvider({
-    log: ctx.log,
-    ready: ctx.firstSetup,
-    definitions: () => definitions(ctx),
-    env: (): Record<string, string> => (ctx.native.port ? { [CDP_ENV]: String(ctx.native.port) } : {}),
-    changed: ctx.changed.event,
-    extensionVersion: ctx.extensionVersion,
-  });
-  if (provider) ctx.pushExtCleanup(provider);
-  ctx.render();
+  registerMcp(ctx);
+  ctx.status.render();
   ctx.log.info(`activated in ${Date.now() - ctx.activatedAt} ms; setting up in the background`);
   void ctx.requestRefresh({ sidecar: true, native: true }).then(async () => {
     ctx.setupDone();
     if (ctx.disposed) return;
     ctx.log.info(`ready in ${Date.now() - ctx.activatedAt} ms`);
-    void ctx.notifyProblems(false, () => retry(ctx)); // not awaited: an error notification waits for its answer
+    void notifyProblems(ctx, false, () => retry(ctx)); // not awaited: an error notification waits for its answer
     await offerClaudeCode(ctx);
-  });
-}
-
-/** The MCP servers offered to VS Code: the coordinator and its child, once a sidecar is found. */
-function definitions(ctx: Ctx) {
-  if (!ctx.sidecar || !ctx.cfg.get<boolean>('registerMcpServers', true)) return [];
-  let child: Child | undefined;
-  try {
-    child = childSetting(ctx);
-  } catch (err) {
-    ctx.log.warn(`mcp: ${errorMessage(err)}; offering the coordinator alone`);
-  }
-  return serverDefinitions({
-    sidecar: ctx.sidecar.path,
-    workspace: ctx.folders[0],
-    child,
-    cdpPort: ctx.native.port,
-    coordinatorArgs: ctx.coordinatorArgs,
   });
 }
 

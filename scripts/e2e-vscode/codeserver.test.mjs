@@ -255,7 +255,8 @@ async function explain(fn) {
 
 test('the extension activates: its status bar item shows tier and state, quietly', { skip }, () => explain(async () => {
   const t0 = Date.now();
-  await page.goto(`${url}/?workspace=${encodeURIComponent(path.join(tmp, 'two.code-workspace'))}`);
+  // A failure guard, not a deadline: on a busy machine code-server's workbench takes longer than Playwright's default 30 s to load.
+  await page.goto(`${url}/?workspace=${encodeURIComponent(path.join(tmp, 'two.code-workspace'))}`, { timeout: 180_000 });
   await page.locator(ITEM).waitFor({ timeout: 120_000 });
   figures.pageToStatusBarMs = Date.now() - t0;
   assert.match(await waitForStatus(/Tier 1 · off/), /Tier 1 · off/);

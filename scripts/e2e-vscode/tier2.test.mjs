@@ -52,7 +52,8 @@ before(async () => {
   contentURL = pages.url.replace('127.0.0.1', 'localhost') + '/';
   playwright = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
   workbench = playwright.contexts()[0].pages()[0];
-  await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`);
+  // A failure guard, not a deadline: on a busy machine code-server's workbench takes longer than Playwright's default 30 s to load.
+  await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`, { timeout: 180_000 });
   await workbench.locator('.monaco-workbench .part.editor').waitFor({ timeout: 90_000 });
   // The palette lists the commands known when it opens: the built-in Simple
   // Browser registers its command once the extension host is up.

@@ -9,11 +9,11 @@ import { pickFolder } from './pickFolder';
 
 export function addToClaudeCode(ctx: Ctx): Cmd {
   return async () => {
-    if (ctx.folders.length === 0) {
+    if (ctx.config.folders.length === 0) {
       void vscode.window.showWarningMessage('Browser Coordinator: open a folder first; Claude Code\'s entries belong to a project folder.');
       return;
     }
-    const folder = await pickFolder('Add Browser Coordinator to Claude Code in which folder?', ctx.folders);
+    const folder = await pickFolder('Add Browser Coordinator to Claude Code in which folder?', ctx.config.folders);
     if (!folder) return;
     await ctx.firstSetup;
     const items: (vscode.QuickPickItem & { place: Place })[] = [

@@ -11,7 +11,7 @@ type Action = 'launch' | 'stop' | 'restart';
 
 /** The coordinator of this workspace, or a warning saying how one starts. */
 function coordinator(ctx: Ctx): Entry | undefined {
-  const entry = ctx.watcher?.refresh();
+  const entry = ctx.state.refresh();
   if (!entry) {
     void vscode.window.showWarningMessage(
       'Browser Coordinator: no coordinator runs for this workspace. Your MCP host starts it: use its browser tools, or start the "Browser Coordinator" server from the MCP server list.',
@@ -23,20 +23,16 @@ function coordinator(ctx: Ctx): Entry | undefined {
 
 async function act(ctx: Ctx, entry: Entry, action: Action, options: LaunchOptions = {}): Promise<void> {
   const client = ControlClient.of(entry.state);
-  ctx.busy = { launch: 'launching', stop: 'stopping', restart: 'restarting' }[action];
-  ctx.render();
-  try {
-    ctx.log.info(`control: ${action} ${JSON.stringify(options)} → coordinator pid ${entry.state.pid} on port ${entry.state.proxyPort}`);
-    const status = action === 'launch' ? await client.launch(options) : action === 'stop' ? await client.stop() : await client.restart();
-    ctx.log.info(`control: ${action} done: ${status.state}${status.browser ? ` (${status.browser.type}${status.browser.headless ? ', headless' : ''})` : ''}`);
-  } catch (err) {
-    ctx.log.error(`control: ${action} failed: ${errorMessage(err)}`);
-    ctx.showError(`${action} failed: ${errorMessage(err)}`);
-  } finally {
-    ctx.busy = undefined;
-    ctx.watcher?.refresh();
-    ctx.render();
-  }
+  await ctx.status.busyWhile({ launch: 'launching', stop: 'stopping', restart: 'restarting' }[action], async () => {
+    try {
+      ctx.log.info(`control: ${action} ${JSON.stringify(options)} → coordinator pid ${entry.state.pid} on port ${entry.state.proxyPort}`);
+      const status = action === 'launch' ? await client.launch(options) : action === 'stop' ? await client.stop() : await client.restart();
+      ctx.log.info(`control: ${action} done: ${status.state}${status.browser ? ` (${status.browser.type}${status.browser.headless ? ', headless' : ''})` : ''}`);
+    } catch (err) {
+      ctx.log.error(`control: ${action} failed: ${errorMessage(err)}`);
+      ctx.showError(`${action} failed: ${errorMessage(err)}`);
+    }
+  });
 }
 
 /** launch, stop or restart, as a command. */

@@ -7,15 +7,15 @@ import { errorMessage } from '../log';
 
 export function nativeCdp(enable: boolean): (ctx: Ctx) => Cmd {
   return (ctx) => async () => {
-    if (ctx.support.kind === 'unavailable') {
-      void vscode.window.showWarningMessage(`Browser Coordinator: ${ctx.support.reason}.`);
+    if (ctx.tier2.support.kind === 'unavailable') {
+      void vscode.window.showWarningMessage(`Browser Coordinator: ${ctx.tier2.support.reason}.`);
       return;
     }
-    if (enable && ctx.support.kind === 'argvIgnored') {
-      void vscode.window.showWarningMessage(`Browser Coordinator: ${ctx.support.reason}. ${ctx.support.needs}`);
+    if (enable && ctx.tier2.support.kind === 'argvIgnored') {
+      void vscode.window.showWarningMessage(`Browser Coordinator: ${ctx.tier2.support.reason}. ${ctx.tier2.support.needs}`);
       return;
     }
-    if (await confirm(ctx.argvFile, enable)) await edit(ctx, ctx.argvFile, enable);
+    if (await confirm(ctx.tier2.argvFile, enable)) await edit(ctx, ctx.tier2.argvFile, enable);
     await ctx.requestRefresh({ native: true });
   };
 }

@@ -5,7 +5,7 @@ import { errorMessage } from '../log';
 
 export function openPreview(ctx: Ctx): Cmd {
   return async () => {
-    const url = ctx.watcher?.current?.state.currentUrl;
+    const url = ctx.state.current?.state.currentUrl;
     if (!url || url.startsWith('about:')) {
       void vscode.window.showInformationMessage('Browser Coordinator: the browser shows no page yet.');
       return;

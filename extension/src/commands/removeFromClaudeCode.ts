@@ -7,7 +7,7 @@ import { pickFolder } from './pickFolder';
 
 export function removeFromClaudeCode(ctx: Ctx): Cmd {
   return async () => {
-    const withEntries = ctx.claude.filter((c) => c.local.ours.length || c.project.ours.length).map((c) => c.folder);
+    const withEntries = ctx.claudeCode.folders.filter((c) => c.local.ours.length || c.project.ours.length).map((c) => c.folder);
     if (withEntries.length === 0) {
       void vscode.window.showInformationMessage('Browser Coordinator: no open folder has Claude Code entries of the extension.');
       return;

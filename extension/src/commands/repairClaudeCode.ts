@@ -5,7 +5,7 @@ import { repair } from '../flows/claudeCode';
 
 export function repairClaudeCode(ctx: Ctx): Cmd {
   return async () => {
-    const stale = ctx.claude.filter((c) => c.plan.kind === 'offerRepair');
+    const stale = ctx.claudeCode.folders.filter((c) => c.plan.kind === 'offerRepair');
     if (stale.length === 0) {
       void vscode.window.showInformationMessage('Browser Coordinator: no Claude Code entry needs a repair.');
       return;

@@ -5,7 +5,7 @@ import { actionItems, commandOf, statusView } from '../statusBar';
 
 export function showActions(ctx: Ctx): Cmd {
   return async () => {
-    const input = ctx.statusInput();
+    const input = ctx.status.input();
     const pick = await vscode.window.showQuickPick(actionItems(input), { title: 'Browser Coordinator', placeHolder: statusView(input).text.replace(/\$\([^)]+\)\s*/g, '') });
     if (pick) await vscode.commands.executeCommand(commandOf[pick.id]);
   };

@@ -1,7 +1,8 @@
 // Claude Code's entries, per open folder: checked at every setup (the
 // folder's own local entries kept current), offered once, added, repaired
 // and removed. The sidecar reads and writes the files (claudeCode.ts); this
-// flow keeps the user's choice per folder and talks to the user.
+// flow owns what the last check found per folder and the user's choice per
+// folder (and which offers were made), and talks to the user.
 import * as vscode from 'vscode';
 import * as path from 'node:path';
 import {
@@ -9,7 +10,7 @@ import {
 } from '../claudeCode';
 import type { Ctx } from '../ctx';
 import { errorMessage } from '../log';
-import { Child, ChildKind, childOf } from '../registration';
+import type { Child } from '../registration';
 import type { Step } from '../setup';
 
 export interface ClaudeFolder {
@@ -19,13 +20,54 @@ export interface ClaudeFolder {
   project: Inspection;
 }
 
-export function claudeCodeStep(ctx: Ctx): Step {
-  return { name: 'Claude Code entries', run: () => checkClaudeCode(ctx) };
-}
+export class ClaudeCode {
+  readonly step: Step = { name: 'Claude Code entries', run: () => this.check() };
+  private found: ClaudeFolder[] = [];
 
-/** The child MCP of the settings (undefined for none); throws on a custom setting without a usable command. */
-export function childSetting(ctx: Ctx): Child | undefined {
-  return childOf({ kind: ctx.cfg.get<ChildKind>('childMcp', 'playwright'), command: ctx.cfg.get<string>('childMcpCommand', '') });
+  constructor(private readonly ctx: Ctx) {}
+
+  /** Each open folder's entries, as the last check found them. */
+  get folders(): readonly ClaudeFolder[] {
+    return this.found;
+  }
+
+  /** For the status bar: whether an open folder has entries, and why one needs a repair. */
+  summary(): { hasEntries: boolean; stale?: string } {
+    const stale = this.found.find((c) => c.plan.kind === 'offerRepair');
+    return {
+      hasEntries: this.found.some((c) => c.local.ours.length > 0 || c.project.ours.length > 0),
+      stale: stale && stale.plan.kind === 'offerRepair' ? stale.plan.why : undefined,
+    };
+  }
+
+  /** Inspects each folder's entries in both places, keeps the folder's own choice current, and notes what to offer. */
+  private async check(): Promise<void> {
+    const { ctx } = this;
+    if (!ctx.sidecar.current) {
+      // The sidecar step says why there is none; without it the files cannot be read.
+      this.found = [];
+      ctx.log.info('Claude Code: no sidecar, so its entries are not checked');
+      return;
+    }
+    const found: ClaudeFolder[] = [];
+    const errors: string[] = [];
+    for (const folder of ctx.config.folders) {
+      try {
+        found.push(await checkFolder(ctx, folder));
+      } catch (err) {
+        errors.push(`${folder}: ${errorMessage(err)}`);
+      }
+    }
+    this.found = found;
+    for (const f of found) for (const e of [f.local.error, f.project.error]) if (e) errors.push(e);
+    if (errors.length) throw new Error(errors.join('; '));
+  }
+
+  /** The last inspection of a folder's place, for its label. */
+  inspection(folder: string, place: Place): Inspection | undefined {
+    const c = this.found.find((x) => x.folder === folder);
+    return c && (place === 'local' ? c.local : c.project);
+  }
 }
 
 function choiceKey(folder: string): string {
@@ -42,40 +84,18 @@ async function setChoice(ctx: Ctx, folder: string, choice: Choice | undefined): 
 
 /** The sidecar to ask; without one nothing about Claude Code's files can be known. */
 function asker(ctx: Ctx): Asker {
-  if (!ctx.sidecar) throw new Error('no working sidecar binary, so Claude Code\'s entries cannot be read or written (see the log)');
-  return { bin: ctx.sidecar.path };
+  if (!ctx.sidecar.current) throw new Error('no working sidecar binary, so Claude Code\'s entries cannot be read or written (see the log)');
+  return { bin: ctx.sidecar.current.path };
 }
 
 function wanted(ctx: Ctx): Wanted {
   let child: Child | undefined;
   try {
-    child = childSetting(ctx);
+    child = ctx.config.child();
   } catch (err) {
     ctx.log.warn(`Claude Code: ${errorMessage(err)}; the coordinator alone`);
   }
-  return { sidecar: ctx.sidecar?.path ?? '', child };
-}
-
-/** Inspects each folder's entries in both places, keeps the folder's own choice current, and notes what to offer. */
-async function checkClaudeCode(ctx: Ctx): Promise<void> {
-  if (!ctx.sidecar) {
-    // The sidecar step says why there is none; without it the files cannot be read.
-    ctx.claude = [];
-    ctx.log.info('Claude Code: no sidecar, so its entries are not checked');
-    return;
-  }
-  const found: ClaudeFolder[] = [];
-  const errors: string[] = [];
-  for (const folder of ctx.folders) {
-    try {
-      found.push(await checkFolder(ctx, folder));
-    } catch (err) {
-      errors.push(`${folder}: ${errorMessage(err)}`);
-    }
-  }
-  ctx.claude = found;
-  for (const f of found) for (const e of [f.local.error, f.project.error]) if (e) errors.push(e);
-  if (errors.length) throw new Error(errors.join('; '));
+  return { sidecar: ctx.sidecar.current?.path ?? '', child };
 }
 
 /** One folder: both places inspected, the plan made; the folder's own local entries updated when they are behind. */
@@ -86,7 +106,7 @@ async function checkFolder(ctx: Ctx, folder: string): Promise<ClaudeFolder> {
   const p = plan({
     folder,
     choice: choiceOf(ctx, folder),
-    offer: ctx.cfg.get<boolean>('claudeCode.offer', true),
+    offer: ctx.config.settings.get<boolean>('claudeCode.offer', true),
     claudeProject: looksLikeClaudeProject(folder),
     local,
     project,
@@ -102,7 +122,7 @@ async function checkFolder(ctx: Ctx, folder: string): Promise<ClaudeFolder> {
 
 /** After the first setup: at most one question per folder (a repair, or the entries offered once). */
 export async function offerClaudeCode(ctx: Ctx): Promise<void> {
-  for (const c of ctx.claude) {
+  for (const c of ctx.claudeCode.folders) {
     if (ctx.disposed) return;
     if (c.plan.kind === 'offerRepair') await offerRepair(ctx, c.folder, c.plan);
     else if (c.plan.kind === 'offerAdd') await offerAdd(ctx, c.folder);
@@ -143,7 +163,7 @@ export async function addIn(ctx: Ctx, folder: string, place: Place): Promise<boo
   try {
     const r = await applyWanted(asker(ctx), place, folder, wanted(ctx));
     await setChoice(ctx, folder, place);
-    const label = inspectionOf(ctx, folder, place)?.location.label ?? r.file;
+    const label = ctx.claudeCode.inspection(folder, place)?.location.label ?? r.file;
     ctx.log.info(`Claude Code: ${r.changed ? 'wrote' : 'already up to date:'} ${r.wrote.join(', ') || 'its entries'} in ${r.file}${r.removed.length ? `; removed ${r.removed.join(', ')}` : ''}`);
     const open = 'Open File';
     void vscode.window.showInformationMessage(`Browser Coordinator: ${r.changed ? 'added' : 'already in'} ${label}.${place === 'project' ? ' Teammates need Node (npx) and the browser-coordinator npm package.' : ''}`, open).then((pick) => {
@@ -163,7 +183,7 @@ export async function removeIn(ctx: Ctx, folder: string): Promise<void> {
   for (const place of ['local', 'project'] as Place[]) {
     try {
       const r = await removeServers(asker(ctx), place, folder);
-      if (r.removed.length) removed.push(`${r.removed.join(', ')} from ${inspectionOf(ctx, folder, place)?.location.label ?? r.file}`);
+      if (r.removed.length) removed.push(`${r.removed.join(', ')} from ${ctx.claudeCode.inspection(folder, place)?.location.label ?? r.file}`);
     } catch (err) {
       ctx.log.error(`Claude Code: ${errorMessage(err)}`);
       void vscode.window.showErrorMessage(`Browser Coordinator: ${errorMessage(err)}`);
@@ -176,7 +196,7 @@ export async function removeIn(ctx: Ctx, folder: string): Promise<void> {
 }
 
 export async function repair(ctx: Ctx, folder: string, place: Place): Promise<void> {
-  const label = inspectionOf(ctx, folder, place)?.location.label ?? path.basename(folder);
+  const label = ctx.claudeCode.inspection(folder, place)?.location.label ?? path.basename(folder);
   try {
     const r = await applyWanted(asker(ctx), place, folder, wanted(ctx));
     if (!choiceOf(ctx, folder)) await setChoice(ctx, folder, place);
@@ -187,10 +207,4 @@ export async function repair(ctx: Ctx, folder: string, place: Place): Promise<vo
     void vscode.window.showErrorMessage(`Browser Coordinator: cannot repair ${label}: ${errorMessage(err)}`);
   }
   await ctx.requestRefresh({});
-}
-
-/** The last inspection of a folder's place, for its label. */
-function inspectionOf(ctx: Ctx, folder: string, place: Place): Inspection | undefined {
-  const c = ctx.claude.find((x) => x.folder === folder);
-  return c && (place === 'local' ? c.local : c.project);
 }
