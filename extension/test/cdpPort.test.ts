@@ -52,7 +52,10 @@ test('discover against a real Chromium: live, then another browser\'s file (mism
   const parsed = parseActivePort(text);
   assert.ok(!(parsed instanceof Error));
 
-  const live = await discover(browser.userDataDir);
+  // The product gives a browser 2 s to answer; a busy test machine may need
+  // longer, and a browser that answers nothing fails the test at the guard.
+  const guard = 60_000;
+  const live = await discover(browser.userDataDir, guard);
   assert.equal(live.kind, 'live', JSON.stringify(live));
   if (live.kind !== 'live') return;
   assert.equal(live.port, parsed.port);
@@ -62,7 +65,7 @@ test('discover against a real Chromium: live, then another browser\'s file (mism
   // The same port, but line 2 of another browser: a port that answers but is not that VS Code.
   const other = tempDir(t);
   fs.writeFileSync(path.join(other, ACTIVE_PORT_FILE), `${parsed.port}\n/devtools/browser/00000000-0000-0000-0000-000000000000`);
-  const mismatch = await discover(other);
+  const mismatch = await discover(other, guard);
   assert.equal(mismatch.kind, 'mismatch');
   assert.match(mismatch.kind === 'mismatch' ? mismatch.reason : '', new RegExp(`answers as ${parsed.browserPath}, not /devtools/browser/0000`));
 
