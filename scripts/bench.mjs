@@ -69,6 +69,14 @@ const { startChromium } = await import('./lib/chromium.mjs');
 const quick = !!process.env.BENCH_QUICK;
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : null;
 const want = (group) => !only || only.has(group);
+const pwExtension = process.env.BENCH_PW_EXTENSION;
+if (pwExtension && want('everyday')) {
+  const why = (await import('./lib/pwbridge.mjs')).notPlaywrightExtension(pwExtension);
+  if (why) {
+    console.error(`BENCH_PW_EXTENSION: ${why}`);
+    process.exit(2);
+  }
+}
 const loadBefore = os.loadavg();
 const reps = (full, fast) => (quick ? fast : full);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-bench-'));
@@ -255,7 +263,6 @@ try {
 
   if (want('everyday')) {
     progress('everyday browser (the extension and its native host) ...');
-    const pwExtension = process.env.BENCH_PW_EXTENSION;
     const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, pwExtension, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
     row('everyday: Playwright MCP navigate + snapshot (median)', `launched browser ${ms(ev.pwLaunched)}`, `your browser, through the extension ${ms(ev.pwEveryday)}`,
       `${(ev.pwEveryday / ev.pwLaunched).toFixed(2)}×`, '≤ 1.2×', ev.pwEveryday / ev.pwLaunched <= 1.2);

@@ -39,9 +39,10 @@ export function notPlaywrightExtension(dir) {
     return `${dir}: no readable manifest.json (${err.message}); build microsoft/playwright's packages/extension and give its dist/`;
   }
   const worker = manifest.background?.service_worker;
-  if (!worker || !fs.existsSync(path.join(dir, worker)) || !fs.existsSync(path.join(dir, 'connect.html'))) {
-    return `${dir}: manifest.json is there but ${worker ?? 'its service worker'} or connect.html is not: this is the source folder, not the built dist/`;
+  if (!worker || !fs.existsSync(path.join(dir, worker))) {
+    return `${dir}: manifest.json names the service worker ${worker} but it is not there: this is the source folder, give the built dist/`;
   }
+  if (!fs.existsSync(path.join(dir, 'connect.html'))) return `${dir}: no connect.html: this is not the Playwright Extension (${manifest.name})`;
   if (!manifest.key) return `${dir}: manifest.json has no "key", so the extension would not get the id ${playwrightExtensionId} Playwright MCP opens`;
   return '';
 }
