@@ -19,7 +19,9 @@
 //   tier switch              VS Code's port file written → backend switched (goal ≤ 200 ms)
 //   everyday browser         Playwright MCP navigate + snapshot through the extension vs in a launched
 //                            browser (goal ≤ 1.2×); a CDP round trip through the extension vs the same
-//                            browser's debugging port (context)
+//                            browser's debugging port (context); with BENCH_PW_EXTENSION=DIR (the built
+//                            Playwright Extension, README: Performance) Playwright MCP's own --extension
+//                            bridge on the same calls, in the same alternation (context)
 //   page tools               discovery on 5,000 elements (≤ 30 ms), a page's tool-list bytes (≤ 6 KB),
 //                            load event → tools changed (≤ 150 ms), a call with a dialog open
 //                            answered (≤ 1 s): Go benchmarks of the engine;
@@ -67,6 +69,14 @@ const { startChromium } = await import('./lib/chromium.mjs');
 const quick = !!process.env.BENCH_QUICK;
 const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',').map((g) => g.trim())) : null;
 const want = (group) => !only || only.has(group);
+const pwExtension = process.env.BENCH_PW_EXTENSION;
+if (pwExtension && want('everyday')) {
+  const why = (await import('./lib/pwbridge.mjs')).notPlaywrightExtension(pwExtension);
+  if (why) {
+    console.error(`BENCH_PW_EXTENSION: ${why}`);
+    process.exit(2);
+  }
+}
 const loadBefore = os.loadavg();
 const reps = (full, fast) => (quick ? fast : full);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-bench-'));
@@ -78,17 +88,21 @@ const progress = (m) => process.stderr.write(`${m}\n`);
 const row = (metric, direct, coordinator, ratio, goal, met) => rows.push({ metric, direct, coordinator, ratio, goal, met });
 
 
-/** Times fn on a and b in alternation (so both see the same machine) and returns the two medians. */
-async function alternate(n, a, b) {
-  const ta = [], tb = [];
+/**
+ * Times each of fns n times in alternation (so all see the same machine; the
+ * order turns each round, so none always runs first) and returns their medians.
+ */
+async function alternate(n, ...fns) {
+  const times = fns.map(() => []);
   for (let i = 0; i < n; i++) {
-    for (const [fn, out] of i % 2 ? [[a, ta], [b, tb]] : [[b, tb], [a, ta]]) {
+    for (let k = 0; k < fns.length; k++) {
+      const j = (i + k) % fns.length;
       const t = performance.now();
-      await fn();
-      out.push(performance.now() - t);
+      await fns[j]();
+      times[j].push(performance.now() - t);
     }
   }
-  return [median(ta), median(tb)];
+  return times.map(median);
 }
 
 try {
@@ -249,9 +263,15 @@ try {
 
   if (want('everyday')) {
     progress('everyday browser (the extension and its native host) ...');
-    const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
+    const ev = await (await import('./lib/bencheveryday.mjs')).everydayBenchmarks({ work, pages, alternate, pwExtension, n: { pw: reps(60, 10), rt: reps(2000, 200) } });
     row('everyday: Playwright MCP navigate + snapshot (median)', `launched browser ${ms(ev.pwLaunched)}`, `your browser, through the extension ${ms(ev.pwEveryday)}`,
       `${(ev.pwEveryday / ev.pwLaunched).toFixed(2)}×`, '≤ 1.2×', ev.pwEveryday / ev.pwLaunched <= 1.2);
+    if (pwExtension) {
+      row('everyday: the same, Playwright MCP --extension (its own bridge; same alternation)', `launched browser ${ms(ev.pwLaunched)}`,
+        `Playwright Extension ${ms(ev.pwBridge)} (ours ${ms(ev.pwEveryday)})`, `${(ev.pwBridge / ev.pwLaunched).toFixed(2)}× (ours ${(ev.pwEveryday / ev.pwBridge).toFixed(2)}× its time)`, '(context)', true);
+    } else {
+      row('everyday: the same, Playwright MCP --extension (its own bridge)', '-', 'skipped: BENCH_PW_EXTENSION is not set (the built Playwright Extension\'s dist/, README: Performance)', '-', '(context)', true);
+    }
     row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
       `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
   }

@@ -8,16 +8,20 @@ import { childMCPs } from './paths.mjs';
 import { startUserBrowser } from './userbrowser.mjs';
 import { waitUntil } from './procs.mjs';
 import { cdp } from './cdpclient.mjs';
+import { startPlaywrightBridge } from './pwbridge.mjs';
 
 
 /**
  * Playwright MCP's navigate + snapshot in the user's browser through the
  * extension vs in a browser the coordinator launched, and a CDP round trip
  * (Runtime.evaluate) in one tab of the user's browser through the extension
- * vs through that same browser's debugging port. Returns the medians (ms):
- * { pwLaunched, pwEveryday, rtPort, rtExtension }.
+ * vs through that same browser's debugging port. With pwExtension (the
+ * built Playwright Extension's folder), the same navigate + snapshot through
+ * Playwright MCP's own --extension bridge (scripts/lib/pwbridge.mjs), in the
+ * same alternation. Returns the medians (ms):
+ * { pwLaunched, pwEveryday, pwBridge (undefined without pwExtension), rtPort, rtExtension }.
  */
-export async function everydayBenchmarks({ work, pages, alternate, n }) {
+export async function everydayBenchmarks({ work, pages, alternate, n, pwExtension }) {
   const stateDir = fs.mkdtempSync(path.join(work, 'ev-'));
   const cwd = fs.mkdtempSync(path.join(work, 'evw-'));
   // The user's browser, with a debugging port too: the straight way to the same tab.
@@ -41,15 +45,23 @@ export async function everydayBenchmarks({ work, pages, alternate, n }) {
     closers.unshift(() => pwL.close());
     const pwE = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', endpointOf(stateDir)], { cwd });
     closers.unshift(() => pwE.close());
+    let pwX;
+    if (pwExtension) {
+      pwX = await startPlaywrightBridge({ dir: pwExtension, profileRoot: work, cwd });
+      closers.unshift(() => pwX.close());
+    }
     let i = 0;
     const navSnap = (c) => async () => {
       const url = `${pages.url}/?n=${i++}`;
       await call(c.client, 'browser_navigate', { url });
       const snap = await call(c.client, 'browser_snapshot');
+      if (!snap.text.includes(`Page URL: ${url}\n`)) throw new Error(`the snapshot is not of ${url}: ${snap.text}`);
       if (!/button "Click me"/.test(snap.text)) throw new Error(`no snapshot of ${url}: ${snap.text}`);
     };
-    await alternate(5, navSnap(pwL), navSnap(pwE));
-    const [pwLaunched, pwEveryday] = await alternate(n.pw, navSnap(pwL), navSnap(pwE));
+    // The bridge connects on its first call (relay, connect page, token): in the warm-up.
+    const contenders = [pwL, pwE, ...(pwX ? [pwX] : [])].map(navSnap);
+    await alternate(5, ...contenders);
+    const [pwLaunched, pwEveryday, pwBridge] = await alternate(n.pw, ...contenders);
 
     // The CDP round trip in the agent's tab: the coordinator's proxy
     // (through the extension) vs the browser's own port.
@@ -65,7 +77,7 @@ export async function everydayBenchmarks({ work, pages, alternate, n }) {
     };
     await alternate(50, evaluate(viaPort), evaluate(viaExtension));
     const [rtPort, rtExtension] = await alternate(n.rt, evaluate(viaPort), evaluate(viaExtension));
-    return { pwLaunched, pwEveryday, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
+    return { pwLaunched, pwEveryday, pwBridge, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
   } finally {
     for (const close of closers) await close();
   }
