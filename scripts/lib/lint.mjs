@@ -1,5 +1,6 @@
 // The linters `npm test` runs first (and `npm run lint` alone): gofmt, go
-// vet and staticcheck for linux, darwin and windows (GO_MODULES), ESLint on
+// vet and staticcheck for linux, darwin and windows (GO_MODULES), no
+// production Go function over 80 lines (scripts/funclen), ESLint on
 // extension/ and scripts/ (eslint.config.mjs), actionlint on
 // .github/workflows/. The Go tools
 // are installed from the Go module proxy at the versions pinned here, once,
@@ -93,6 +94,18 @@ export function goVet({ log = console.log } = {}) {
     report(`go vet (${name}, GOOS=${goos})`, capture('go', ['vet', './...'], { env: { GOOS: goos }, dir }), log))).every(Boolean);
 }
 
+/** The most lines a production Go function of the sidecar may have (issue 18). */
+export const MAX_FUNC_LINES = 80;
+
+/**
+ * No production Go function of the sidecar over MAX_FUNC_LINES lines, from
+ * `func` to its closing brace (scripts/funclen, with go/ast; tests are not
+ * counted): each reads top-down on one screen.
+ */
+export function funcLength({ log = console.log } = {}) {
+  return report('funclen', capture('go', ['run', './scripts/funclen', '-max', String(MAX_FUNC_LINES), 'sidecar']), log);
+}
+
 /**
  * staticcheck in each of GO_MODULES for each of its operating systems,
  * merged (-merge): a finding counts when every run has it, so a function that
@@ -148,6 +161,7 @@ export const LINTERS = [
   ['gofmt -l', gofmt],
   [`go vet (${LINT_GOOS.join(', ')})`, goVet],
   ['the sidecar\'s layers (scripts/lib/layers.mjs)', layers],
+  [`no production Go function over ${MAX_FUNC_LINES} lines`, funcLength],
   ['ESLint (extension/, scripts/)', eslint],
   ['actionlint (.github/workflows/)', actionlint],
   [`staticcheck (${LINT_GOOS.join(', ')}, merged)`, staticcheck],

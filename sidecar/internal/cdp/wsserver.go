@@ -81,6 +81,8 @@ func (t *serverWS) ReadMessage() ([]byte, error) {
 	return msg, err
 }
 
+// read returns the next data message, answering the control frames that
+// come before it and joining its fragments in t.msg.
 func (t *serverWS) read() ([]byte, error) {
 	if cap(t.msg) > 1<<20 {
 		t.msg = nil // let a big command's buffer go
@@ -88,50 +90,13 @@ func (t *serverWS) read() ([]byte, error) {
 	t.msg = t.msg[:0]
 	inMessage := false
 	for {
-		if err := t.fill(2); err != nil {
+		f, err := t.readFrameHeader()
+		if err != nil {
 			return nil, err
 		}
-		b0, b1 := t.rbuf[t.r], t.rbuf[t.r+1]
-		t.r += 2
-		fin, op, masked, n := b0&0x80 != 0, b0&0x0f, b1&0x80 != 0, uint64(b1&0x7f)
-		if b0&0x70 != 0 {
-			return nil, t.protocolError("a frame has reserved bits set (no extension was agreed)")
-		}
-		if !masked {
-			return nil, t.protocolError("a client's frame must be masked")
-		}
-		switch n {
-		case 126:
-			if err := t.fill(2); err != nil {
-				return nil, err
-			}
-			n = uint64(binary.BigEndian.Uint16(t.rbuf[t.r:]))
-			t.r += 2
-		case 127:
-			if err := t.fill(8); err != nil {
-				return nil, err
-			}
-			n = binary.BigEndian.Uint64(t.rbuf[t.r:])
-			t.r += 8
-		}
-		if err := t.fill(4); err != nil {
-			return nil, err
-		}
-		var key [4]byte
-		copy(key[:], t.rbuf[t.r:])
-		t.r += 4
-		switch op {
+		switch f.op {
 		case opClose, opPing, opPong:
-			if !fin || n > 125 {
-				return nil, t.protocolError("a control frame must be whole and at most 125 bytes")
-			}
-			var payload [125]byte
-			p := payload[:n]
-			if err := t.payload(p); err != nil {
-				return nil, err
-			}
-			unmask(key, p)
-			if err := t.controlFrame(op, p); err != nil {
+			if err := t.readControlFrame(f); err != nil {
 				return nil, err
 			}
 			continue
@@ -145,29 +110,99 @@ func (t *serverWS) read() ([]byte, error) {
 				return nil, t.protocolError("a continuation frame with no message to continue")
 			}
 		default:
-			return nil, t.protocolError(fmt.Sprintf("unknown opcode %d", op))
+			return nil, t.protocolError(fmt.Sprintf("unknown opcode %d", f.op))
 		}
-		if n > uint64(MaxMessage-len(t.msg)) {
-			t.closeNow(websocket.CloseMessageTooBig, fmt.Sprintf("browser-coordinator: a message over %d MiB", MaxMessage>>20))
-			return nil, fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
+		if err := t.appendPayload(f); err != nil {
+			return nil, err
 		}
-		// The payload is read in steps no larger than what has arrived so
-		// far (or 64 KiB): a frame that claims 512 MiB takes memory only as
-		// its bytes come.
-		at := len(t.msg)
-		for left := int(n); left > 0; {
-			step := min(left, max(len(t.msg), 64<<10))
-			t.msg = grow(t.msg, step)
-			if err := t.payload(t.msg[len(t.msg)-step:]); err != nil {
-				return nil, err
-			}
-			left -= step
-		}
-		unmask(key, t.msg[at:])
-		if fin {
+		if f.fin {
 			return t.msg, nil
 		}
 	}
+}
+
+// frameHeader is what a frame says of itself before its payload.
+type frameHeader struct {
+	fin bool
+	op  byte
+	n   uint64 // the payload's length
+	key [4]byte
+}
+
+// readFrameHeader reads a frame's header: a client's frames are masked and
+// use no extension.
+func (t *serverWS) readFrameHeader() (frameHeader, error) {
+	var f frameHeader
+	if err := t.fill(2); err != nil {
+		return f, err
+	}
+	b0, b1 := t.rbuf[t.r], t.rbuf[t.r+1]
+	t.r += 2
+	f.fin, f.op, f.n = b0&0x80 != 0, b0&0x0f, uint64(b1&0x7f)
+	if b0&0x70 != 0 {
+		return f, t.protocolError("a frame has reserved bits set (no extension was agreed)")
+	}
+	if b1&0x80 == 0 {
+		return f, t.protocolError("a client's frame must be masked")
+	}
+	switch f.n {
+	case 126:
+		if err := t.fill(2); err != nil {
+			return f, err
+		}
+		f.n = uint64(binary.BigEndian.Uint16(t.rbuf[t.r:]))
+		t.r += 2
+	case 127:
+		if err := t.fill(8); err != nil {
+			return f, err
+		}
+		f.n = binary.BigEndian.Uint64(t.rbuf[t.r:])
+		t.r += 8
+	}
+	if err := t.fill(4); err != nil {
+		return f, err
+	}
+	copy(f.key[:], t.rbuf[t.r:])
+	t.r += 4
+	return f, nil
+}
+
+// readControlFrame reads a close, ping or pong frame's payload (whole, at
+// most 125 bytes, on the stack) and acts on it.
+func (t *serverWS) readControlFrame(f frameHeader) error {
+	if !f.fin || f.n > 125 {
+		return t.protocolError("a control frame must be whole and at most 125 bytes")
+	}
+	var payload [125]byte
+	p := payload[:f.n]
+	if err := t.payload(p); err != nil {
+		return err
+	}
+	unmask(f.key, p)
+	return t.controlFrame(f.op, p)
+}
+
+// appendPayload reads a data frame's payload onto t.msg, refusing a
+// message over MaxMessage before reading it.
+func (t *serverWS) appendPayload(f frameHeader) error {
+	if f.n > uint64(MaxMessage-len(t.msg)) {
+		t.closeNow(websocket.CloseMessageTooBig, fmt.Sprintf("browser-coordinator: a message over %d MiB", MaxMessage>>20))
+		return fmt.Errorf("%w: over %d MiB", ErrTooLarge, MaxMessage>>20)
+	}
+	// The payload is read in steps no larger than what has arrived so
+	// far (or 64 KiB): a frame that claims 512 MiB takes memory only as
+	// its bytes come.
+	at := len(t.msg)
+	for left := int(f.n); left > 0; {
+		step := min(left, max(len(t.msg), 64<<10))
+		t.msg = grow(t.msg, step)
+		if err := t.payload(t.msg[len(t.msg)-step:]); err != nil {
+			return err
+		}
+		left -= step
+	}
+	unmask(f.key, t.msg[at:])
+	return nil
 }
 
 // grow lengthens b by n bytes, keeping what it holds. Its room at least

@@ -164,21 +164,8 @@ func (p *Proxy) isolatedJSON(w http.ResponseWriter, r *http.Request, path string
 	host := p.endpointsFor(r).Authority()
 	switch {
 	case isList(path):
-		list := []map[string]string{}
-		if ctxs != nil {
-			var res json.RawMessage
-			if res, err = caller.Call(ctx, "", "Target.getTargets", nil); err != nil {
-				break
-			}
-			var got struct{ TargetInfos []cdp.Target }
-			_ = json.Unmarshal(res, &got)
-			for _, t := range got.TargetInfos {
-				if t.Type != "browser" && t.Type != "tab" && ctxs.Has(t.BrowserContextID) {
-					list = append(list, listEntry(t, host))
-				}
-			}
-		}
-		if err == nil {
+		var list []map[string]string
+		if list, err = agentTargets(ctx, caller, ctxs, host); err == nil {
 			data, _ := json.Marshal(list)
 			writeJSON(w, http.StatusOK, data)
 		}
@@ -208,6 +195,27 @@ func (p *Proxy) isolatedJSON(w http.ResponseWriter, r *http.Request, path string
 		http.Error(w, "browser-coordinator: "+err.Error(), http.StatusBadGateway)
 	}
 	return true
+}
+
+// agentTargets lists the agent's targets (none when it has no contexts
+// yet) as /json/list does, with host in their URLs.
+func agentTargets(ctx context.Context, caller cdp.Caller, ctxs *cdp.AgentContexts, host string) ([]map[string]string, error) {
+	list := []map[string]string{}
+	if ctxs == nil {
+		return list, nil
+	}
+	res, err := caller.Call(ctx, "", "Target.getTargets", nil)
+	if err != nil {
+		return nil, err
+	}
+	var got struct{ TargetInfos []cdp.Target }
+	_ = json.Unmarshal(res, &got)
+	for _, t := range got.TargetInfos {
+		if t.Type != "browser" && t.Type != "tab" && ctxs.Has(t.BrowserContextID) {
+			list = append(list, listEntry(t, host))
+		}
+	}
+	return list, nil
 }
 
 // refuseAgent answers a request through an agent's endpoint when the

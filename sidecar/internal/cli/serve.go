@@ -185,6 +185,8 @@ func (f serveFlags) options(ctx context.Context, d *browsers.Detector) (coordina
 	return o, nil
 }
 
+// runServe is `browser-coordinator serve`: one coordinator, serving MCP on
+// stdio or HTTP until stdin closes or a signal comes.
 func runServe(args []string) int {
 	collectAfterStart()
 	f, code, ok := parseServe(args)
@@ -210,6 +212,22 @@ func runServe(args []string) int {
 	stateDir := state.DefaultDir(f.stateDir)
 	surface, _ := f.surface(log)  // checked with the other flags
 	isolation, _ := f.isolation() // checked with the other flags
+	c, code, ok := f.startCoordinator(f.coordinatorConfig(opts, stateDir, surface, isolation, log), attach, fleetSource)
+	if !ok {
+		return code
+	}
+	defer closeCoordinator(c, log)
+	sourced := attach != nil || fleetSource != nil // the browser is given, not launched
+	defer f.followVSCode(ctx, c, isolation, sourced, stateDir, log)()
+
+	if f.transport == "http" && isolation == coordinator.IsolatedPerConnection {
+		return serveHTTP(ctx, nil, c, f, stateDir, log, sessionServer(c, surface, f.mcp, log))
+	}
+	return f.serveShared(ctx, c, surface, stateDir, log)
+}
+
+// coordinatorConfig is the coordinator the flags ask for.
+func (f serveFlags) coordinatorConfig(opts coordinator.Options, stateDir string, surface mcpserver.Options, isolation coordinator.Isolation, log *slog.Logger) coordinator.Config {
 	cfg := coordinator.Config{
 		Isolation:     isolation,
 		Options:       opts,
@@ -223,13 +241,21 @@ func runServe(args []string) int {
 	if f.everyday() {
 		cfg.EverydayProfile = f.userDataDir
 	}
+	return cfg
+}
+
+// startCoordinator creates the coordinator with its proxy and control API,
+// and gives it the browser the flags name (attach, a browser service, the
+// everyday browser); with none it launches one when first needed. It
+// returns the exit code when it cannot start.
+func (f serveFlags) startCoordinator(cfg coordinator.Config, attach, fleetSource *coordinator.Source) (*coordinator.Coordinator, int, bool) {
 	c, err := coordinator.New(cfg)
 	if errors.Is(err, cdpproxy.ErrPortInUse) {
 		fmt.Fprintln(os.Stderr, "browser-coordinator:", say(err))
-		return exitPortInUse
+		return nil, exitPortInUse, false
 	}
 	if err != nil {
-		return fail(os.Stderr, "%v", err)
+		return nil, fail(os.Stderr, "%v", err), false
 	}
 	c.Proxy().SetControl(control.Handler(c, c.Token()))
 	if attach != nil {
@@ -241,34 +267,50 @@ func runServe(args []string) int {
 	if f.everyday() {
 		c.SetSource(c.EverydaySource()) // connects now: the popup shows this coordinator at once
 	}
-	defer func() {
-		done := make(chan struct{})
-		go func() { c.Close(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			log.Error("shutdown took too long; exiting anyway")
-			os.Remove(c.StatePath()) // no state file outlives its coordinator (the browser dies with the process group)
-		}
-	}()
+	return c, exitOK, true
+}
 
-	if isolation != coordinator.Shared && attach == nil && fleetSource == nil {
+// closeCoordinator closes c, or gives up after 15 s and removes its state
+// file: no state file outlives its coordinator (the browser dies with the
+// process group).
+func closeCoordinator(c *coordinator.Coordinator, log *slog.Logger) {
+	done := make(chan struct{})
+	go func() { c.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		log.Error("shutdown took too long; exiting anyway")
+		os.Remove(c.StatePath())
+	}
+}
+
+// followVSCode switches to VS Code's browser view while the coordinator
+// runs inside VS Code and launches its own browser (the tiers), or says in
+// status why it does not under --isolated. It returns what stops it.
+func (f serveFlags) followVSCode(ctx context.Context, c *coordinator.Coordinator, isolation coordinator.Isolation, sourced bool, stateDir string, log *slog.Logger) (stop func()) {
+	if sourced {
+		return func() {}
+	}
+	if isolation != coordinator.Shared {
 		// VS Code's view is one page: no contexts to give. Said in status.
 		v := vscodetier.Detect(ctx, vscodetier.System(stateDir), true)
 		v.Reason = "--isolated: VS Code's browser view is one page and cannot give each agent a browser context of its own; the coordinator launches its own browser"
 		c.SetVSCodeStatus(&v)
+		return func() {}
 	}
-	if attach == nil && fleetSource == nil && !f.everyday() && isolation == coordinator.Shared {
-		tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
-		if err != nil {
-			log.Warn("VS Code tier switching is off", "err", err)
-		}
-		defer tiers.Close()
+	if f.everyday() {
+		return func() {}
 	}
+	tiers, err := vscodetier.Start(ctx, c, vscodetier.System(stateDir), f.noVSCode, log)
+	if err != nil {
+		log.Warn("VS Code tier switching is off", "err", err)
+	}
+	return tiers.Close
+}
 
-	if f.transport == "http" && isolation == coordinator.IsolatedPerConnection {
-		return serveHTTP(ctx, nil, c, f, stateDir, log, sessionServer(c, surface, f.mcp, log))
-	}
+// serveShared serves one MCP server for every agent, with a child MCP's
+// tools beside the coordinator's (--mcp), on stdio or HTTP.
+func (f serveFlags) serveShared(ctx context.Context, c *coordinator.Coordinator, surface mcpserver.Options, stateDir string, log *slog.Logger) int {
 	var child *childmcp.Child
 	if len(f.mcp) > 0 {
 		child = newChild(c, f.mcp, log)

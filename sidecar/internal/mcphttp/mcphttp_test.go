@@ -31,8 +31,12 @@ type running struct {
 	*Server
 	base  string
 	calls *atomic.Int32 // tool calls that reached MCP
-	logs  *logBuffer
-	stop  func() error
+	// slowIn has a value when a call of the tool "slow" is in; the call
+	// holds until releaseSlow (at the test's end at the latest).
+	slowIn      chan struct{}
+	releaseSlow func()
+	logs        *logBuffer
+	stop        func() error
 }
 
 type logBuffer struct {
@@ -61,6 +65,9 @@ func startWith(t *testing.T, cfg Config) *running {
 	t.Helper()
 	srv := server.NewMCPServer("test", "1", server.WithToolCapabilities(false))
 	var calls atomic.Int32
+	slowIn, release := make(chan struct{}, 1), make(chan struct{})
+	releaseSlow := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseSlow)
 	srv.AddTool(mcp.NewTool("whoami"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		calls.Add(1)
 		return mcp.NewToolResultText(server.ClientSessionFromContext(ctx).SessionID()), nil
@@ -68,7 +75,11 @@ func startWith(t *testing.T, cfg Config) *running {
 	srv.AddTool(mcp.NewTool("slow"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		calls.Add(1)
 		select {
-		case <-time.After(2 * time.Second):
+		case slowIn <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
 		case <-ctx.Done():
 		}
 		return mcp.NewToolResultText("slow done"), nil
@@ -83,7 +94,7 @@ func startWith(t *testing.T, cfg Config) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
-	r := &running{Server: s, base: "http://" + ln.Addr().String(), calls: &calls, logs: logs}
+	r := &running{Server: s, base: "http://" + ln.Addr().String(), calls: &calls, slowIn: slowIn, releaseSlow: releaseSlow, logs: logs}
 	var once sync.Once
 	var err2 error
 	r.stop = func() error {
@@ -166,16 +177,34 @@ func TestConcurrentClientsEachHaveASession(t *testing.T) {
 		}
 		slow <- res.Content[0].(mcp.TextContent).Text
 	}()
-	for r.calls.Load() < 4 { // the slow call is in
-		time.Sleep(5 * time.Millisecond) // no event to wait on from here
+	select {
+	case <-r.slowIn:
+	case <-time.After(testutil.Guard):
+		t.Fatal("the slow call never reached the tool")
 	}
-	began := time.Now()
-	for _, cl := range []*client.Client{a, b, c} {
-		callText(t, cl, "whoami")
+	// The slow call holds until released: the others can only be answered
+	// beside it.
+	answered := make(chan error, 1)
+	go func() {
+		for _, cl := range []*client.Client{a, b, c} {
+			req := mcp.CallToolRequest{}
+			req.Params.Name = "whoami"
+			if _, err := cl.CallTool(context.Background(), req); err != nil {
+				answered <- err
+				return
+			}
+		}
+		answered <- nil
+	}()
+	select {
+	case err := <-answered:
+		if err != nil {
+			t.Fatalf("a call next to a slow one: %v", err)
+		}
+	case <-time.After(testutil.Guard):
+		t.Fatal("calls next to a slow one are held up by it")
 	}
-	if took := time.Since(began); took > time.Second {
-		t.Errorf("calls next to a slow one took %s", took)
-	}
+	r.releaseSlow()
 	if got := <-slow; got != "slow done" {
 		t.Errorf("slow call: %s", got)
 	}

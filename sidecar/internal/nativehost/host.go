@@ -108,14 +108,9 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	allowed := o.AllowedIDs
-	if allowed == nil {
-		allowed = DefaultExtensionIDs(os.Getenv)
-	}
-	id := ExtensionIDFromOrigin(o.Origin)
-	if id == "" || !slices.Contains(allowed, id) {
-		return remedy.With(fmt.Errorf("%w: %q (allowed: %s); install the Browser Coordinator extension",
-			ErrOriginRefused, o.Origin, strings.Join(allowed, ", ")), remedy.ExtensionID)
+	id, err := servedExtension(o.Origin, o.AllowedIDs)
+	if err != nil {
+		return err
 	}
 	if o.HelloTimeout <= 0 {
 		o.HelloTimeout = 10 * time.Second
@@ -140,46 +135,85 @@ func Run(ctx context.Context, o Options) error {
 	hello.Extension = &nativemsg.Extension{ID: id, Version: versionOf(hello.Extension)}
 
 	dir := nativemsg.Dir(o.StateDir)
-	if err := nativemsg.EnsureDir(dir); err != nil {
+	pid := os.Getpid()
+	ln, err := listen(dir, pid)
+	if err != nil {
 		return err
 	}
-	pid := os.Getpid()
+	defer func() {
+		os.Remove(nativemsg.HostPath(dir, pid))
+		os.Remove(nativemsg.SocketPath(dir, pid))
+	}()
+	if err := h.announce(dir, pid, hello, o.Version); err != nil {
+		ln.Close()
+		return err
+	}
+	return h.serve(ctx, ln, o.In, nativemsg.HostPath(dir, pid))
+}
+
+// servedExtension returns the id of the extension in origin (the first
+// argument Chrome passes), or ErrOriginRefused when allowed (nil:
+// DefaultExtensionIDs) does not have it.
+func servedExtension(origin string, allowed []string) (string, error) {
+	if allowed == nil {
+		allowed = DefaultExtensionIDs(os.Getenv)
+	}
+	id := ExtensionIDFromOrigin(origin)
+	if id == "" || !slices.Contains(allowed, id) {
+		return "", remedy.With(fmt.Errorf("%w: %q (allowed: %s); install the Browser Coordinator extension",
+			ErrOriginRefused, origin, strings.Join(allowed, ", ")), remedy.ExtensionID)
+	}
+	return id, nil
+}
+
+// listen opens the host's socket in dir, <pid>.sock, for this user alone.
+func listen(dir string, pid int) (net.Listener, error) {
+	if err := nativemsg.EnsureDir(dir); err != nil {
+		return nil, err
+	}
 	sock := nativemsg.SocketPath(dir, pid)
 	_ = os.Remove(sock) // a previous process with our pid left it
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w (is the state folder on a file system that allows sockets? set BROWSER_COORDINATOR_STATE_DIR)", sock, err)
+		return nil, fmt.Errorf("listen on %s: %w (is the state folder on a file system that allows sockets? set BROWSER_COORDINATOR_STATE_DIR)", sock, err)
 	}
 	if err := os.Chmod(sock, 0o600); err != nil {
 		ln.Close()
-		return fmt.Errorf("restrict %s to this user: %w", sock, err)
+		return nil, fmt.Errorf("restrict %s to this user: %w", sock, err)
 	}
+	return ln, nil
+}
+
+// announce writes <pid>.host into dir for coordinators to find, then answers
+// the extension's hello: once the extension hears back, coordinators can
+// find the host.
+func (h *host) announce(dir string, pid int, hello nativemsg.Hello, version string) error {
+	sock := nativemsg.SocketPath(dir, pid)
 	h.info = nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Extension: hello.Extension, Browser: hello.Browser,
-		Host: &nativemsg.HostInfo{PID: pid, Version: o.Version}}
-	ann := nativemsg.Host{PID: pid, Socket: sock, Protocol: nativemsg.Protocol, Version: o.Version, StartedAt: time.Now().UTC()}
+		Host: &nativemsg.HostInfo{PID: pid, Version: version}}
+	ann := nativemsg.Host{PID: pid, Socket: sock, Protocol: nativemsg.Protocol, Version: version, StartedAt: time.Now().UTC()}
 	if hello.Browser != nil {
 		ann.Browser = *hello.Browser
 	}
 	if hello.Extension != nil {
 		ann.Extension = *hello.Extension
 	}
-	defer func() {
-		os.Remove(nativemsg.HostPath(dir, pid))
-		os.Remove(sock)
-	}()
-	// Announced before the hello is answered: once the extension hears
-	// back, coordinators can find the host.
 	if err := nativemsg.WriteHost(dir, ann); err != nil {
-		ln.Close()
 		return fmt.Errorf("announce the host in %s: %w", dir, err)
 	}
 	reply, _ := json.Marshal(nativemsg.Hello{Type: "hello", Protocol: nativemsg.Protocol, Host: h.info.Host})
 	if err := h.ext.control(reply); err != nil {
-		ln.Close()
 		return fmt.Errorf("answer the extension's hello: %w", err)
 	}
 	h.log.Info("serving the browser extension", "browser", ann.Browser.Name, "browserVersion", ann.Browser.Version, "socket", sock)
+	return nil
+}
 
+// serve accepts coordinators on ln and relays the extension's messages
+// from in until the extension closes it or ctx ends; then it withdraws the
+// announcement at hostPath, closes every coordinator's connection and waits
+// for their readers.
+func (h *host) serve(ctx context.Context, ln net.Listener, in io.Reader, hostPath string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	accepted := make(chan struct{})
@@ -192,27 +226,27 @@ func Run(ctx context.Context, o Options) error {
 	// process is exiting then, so it is not waited for.
 	readErr := make(chan error, 1)
 	go func() {
-		readErr <- h.readExtension(o.In)
+		readErr <- h.readExtension(in)
 		cancel()
 	}()
 	<-ctx.Done()
 	// Withdraw the announcement before the socket, so no coordinator reads
 	// it and finds nothing to connect to.
-	os.Remove(nativemsg.HostPath(dir, pid))
+	os.Remove(hostPath)
 	ln.Close()
 	<-accepted
 	h.ext.close() // coordinators' messages have nowhere to go now
 	h.closeClients()
 	h.cwg.Wait()
 	select {
-	case err = <-readErr:
+	case err := <-readErr:
+		return err
 	default:
-		err = ctx.Err()
-		if errors.Is(err, context.Canceled) {
-			err = nil
+		if err := ctx.Err(); !errors.Is(err, context.Canceled) {
+			return err
 		}
+		return nil
 	}
-	return err
 }
 
 func versionOf(e *nativemsg.Extension) string {

@@ -69,47 +69,7 @@ func Scan(msg []byte) (Fields, error) {
 			return f, s.fail("a value")
 		}
 		v := msg[start:s.i:s.i]
-		switch string(key) {
-		case "type":
-			f.Type = text(v)
-		case "client":
-			f.Client = text(v)
-		case "id":
-			f.ID, _ = strconv.ParseInt(string(v), 10, 64)
-		case "tabId":
-			n, _ := strconv.ParseInt(string(v), 10, 32)
-			f.TabID = int(n)
-		case "sessionId":
-			f.SessionID = text(v)
-		case "method":
-			f.Method = text(v)
-		case "reason":
-			f.Reason = text(v)
-		case "code":
-			f.Code = text(v)
-		case "message":
-			f.Message = text(v)
-		case "params":
-			f.Params = v
-		case "result":
-			f.Result = v
-		case "error":
-			f.Error = v
-		case "tab":
-			f.Tab = v
-		case "tabs":
-			f.Tabs = v
-		case "browser":
-			f.Browser = v
-		case "messages":
-			f.Messages = v
-		case "chunk":
-			f.Chunk = v
-		case "data":
-			f.Data = v
-		case "proof":
-			f.Proof = text(v)
-		}
+		f.set(key, v)
 		s.space()
 		if s.byte('}') {
 			break
@@ -126,6 +86,52 @@ func Scan(msg []byte) (Fields, error) {
 		return f, errors.Join(ErrNotMessage, errors.New(`no "type"`))
 	}
 	return f, nil
+}
+
+// set keeps the value v of the member named key, when Fields has a place
+// for it: strings unquoted, numbers parsed, the rest raw.
+func (f *Fields) set(key, v []byte) {
+	switch string(key) {
+	case "type":
+		f.Type = text(v)
+	case "client":
+		f.Client = text(v)
+	case "id":
+		f.ID, _ = strconv.ParseInt(string(v), 10, 64)
+	case "tabId":
+		n, _ := strconv.ParseInt(string(v), 10, 32)
+		f.TabID = int(n)
+	case "sessionId":
+		f.SessionID = text(v)
+	case "method":
+		f.Method = text(v)
+	case "reason":
+		f.Reason = text(v)
+	case "code":
+		f.Code = text(v)
+	case "message":
+		f.Message = text(v)
+	case "params":
+		f.Params = v
+	case "result":
+		f.Result = v
+	case "error":
+		f.Error = v
+	case "tab":
+		f.Tab = v
+	case "tabs":
+		f.Tabs = v
+	case "browser":
+		f.Browser = v
+	case "messages":
+		f.Messages = v
+	case "chunk":
+		f.Chunk = v
+	case "data":
+		f.Data = v
+	case "proof":
+		f.Proof = text(v)
+	}
 }
 
 // Each calls fn with every element of a JSON array (a batch's messages),

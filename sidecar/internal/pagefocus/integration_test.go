@@ -60,7 +60,7 @@ func names(tools []pagetools.Tool) []string {
 // waitFocus waits until the tracker's snapshot satisfies ok.
 func waitFocus(t *testing.T, tr *Tracker, what string, ok func(Focus) bool) Focus {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testutil.Guard) // a busy machine launches slowly
 	for {
 		f := tr.Snapshot()
 		if ok(f) {

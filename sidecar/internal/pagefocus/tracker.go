@@ -41,6 +41,9 @@ type Config struct {
 	PeekConcurrency, PeekMax int
 	PeekTimeout              time.Duration
 	Logger                   *slog.Logger
+
+	// peekQueued, in tests, is called when a peek waits for a free slot.
+	peekQueued func()
 }
 
 func (c Config) withDefaults() Config {
@@ -748,8 +751,15 @@ func (t *Tracker) Peek(ctx context.Context, tabs []backend.Tab) map[string][]pag
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
+			default:
+				if t.cfg.peekQueued != nil {
+					t.cfg.peekQueued()
+				}
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
 			}
 			defer func() { <-sem }()
 			peeked, err := t.PeekTab(ctx, tab.ID, "")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/backend"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pagetools"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 // The focus logic against a fake browser and fake engines: what focus does
@@ -28,8 +29,11 @@ type fakeBrowser struct {
 	attachs atomic.Int32
 	active  atomic.Int32 // sessions open now
 	maxOpen atomic.Int32
-	slow    time.Duration // each engine start takes this long
-	away    error         // Disconnected's answer
+	// gate, when set, holds each engine start until it is closed; entered
+	// has a value for each start it holds.
+	gate    chan struct{}
+	entered chan string
+	away    error // Disconnected's answer
 }
 
 func newFakeBrowser() *fakeBrowser {
@@ -196,9 +200,12 @@ func (e *fakeEngine) Start(ctx context.Context) error {
 	if fail {
 		e.b.failing[e.tab]--
 	}
-	slow := e.b.slow
+	gate := e.b.gate
 	e.b.mu.Unlock()
-	time.Sleep(slow)
+	if gate != nil {
+		e.b.entered <- e.tab
+		<-gate
+	}
 	if fail {
 		return errors.New("the document went away under the start")
 	}
@@ -489,8 +496,8 @@ func TestSkippedTabs(t *testing.T) {
 
 func TestPeekIsBounded(t *testing.T) {
 	b := newFakeBrowser()
-	b.slow = 20 * time.Millisecond
-	tr := track(t, b, Config{Follow: true, PeekConcurrency: 2, PeekMax: 5})
+	queued := make(chan struct{}, 8)
+	tr := track(t, b, Config{Follow: true, PeekConcurrency: 2, PeekMax: 5, peekQueued: func() { queued <- struct{}{} }})
 	var tabs []backend.Tab
 	for i := range 8 {
 		id := fmt.Sprintf("T%d", i)
@@ -499,7 +506,36 @@ func TestPeekIsBounded(t *testing.T) {
 	}
 	waitFocus(t, tr, "T0", func(f Focus) bool { return f.TabID == "T0" })
 	before := b.attachs.Load()
-	got := tr.Peek(context.Background(), tabs)
+	// Every peek's engine start holds until the other three peeks wait
+	// for a slot: then two look at once, and no more.
+	b.mu.Lock()
+	b.gate, b.entered = make(chan struct{}), make(chan string, 8)
+	b.mu.Unlock()
+	peeked := make(chan map[string][]pagetools.Tool, 1)
+	go func() { peeked <- tr.Peek(context.Background(), tabs) }()
+	guard := time.After(testutil.Guard)
+	for range 3 {
+		select {
+		case <-queued:
+		case <-guard:
+			t.Fatalf("peeks did not wait for a slot; %d sessions open", b.active.Load())
+		}
+	}
+	for range 2 {
+		select {
+		case <-b.entered:
+		case <-guard:
+			t.Fatal("no peek started its engine")
+		}
+	}
+	if n := b.active.Load(); n != 3 { // the focused tab's session and 2 peeks
+		t.Fatalf("%d sessions open while 2 peeks look and 3 wait", n)
+	}
+	b.mu.Lock()
+	close(b.gate)
+	b.gate = nil
+	b.mu.Unlock()
+	got := <-peeked
 	if len(got) != 6 { // the focused tab, and PeekMax others
 		t.Fatalf("peeked %d tabs, want 6: %v", len(got), got)
 	}

@@ -54,8 +54,10 @@ type Config struct {
 	// tab the engine loses without closing it (its debugger detached) is
 	// left alone at its next change.
 	Lease time.Duration
-	// noRenew: no renewals (tests of a lapsed lease).
+	// noRenew: no renewals (tests of a lapsed lease); renewed, in tests,
+	// is called after each renewal.
 	noRenew bool
+	renewed func()
 	// Files says which local files a form's file field may attach (none
 	// by default: file fields are then no parameters).
 	Files Files
@@ -259,6 +261,9 @@ func (e *Engine) renewals() {
 			return
 		case <-t.C:
 			e.renew()
+			if e.cfg.renewed != nil {
+				e.cfg.renewed()
+			}
 		}
 	}
 }

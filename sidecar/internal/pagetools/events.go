@@ -329,6 +329,8 @@ func (e *Engine) onBinding(ev bindingCalledEvent) {
 		e.apply(ev.CtxID, msg.Page)
 	case "error":
 		e.log.Debug("page tools: discovery failed in the page", "error", msg.Message)
+	case "dormant":
+		e.log.Debug("page tools: the page script's lease lapsed; it stops watching the page until a renewal")
 	}
 }
 

@@ -154,7 +154,10 @@ type tab struct {
 	eng      *Engine
 	events   chan cdp.Message // the session's load events, for tests
 	reports  atomic.Int32     // reports the page's script sent (Runtime.bindingCalled)
-	loads    chan time.Time   // when each load event arrived
+	// reportsBy counts the reports by the binding they came through (one
+	// per engine), under b.mu.
+	reportsBy map[string]int
+	loads     chan time.Time // when each load event arrived
 }
 
 // newTab opens url in a new tab, waits for it to load, then starts an
@@ -187,9 +190,19 @@ func (b *browser) attach(t testing.TB, url string) *tab {
 		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(res, &attached)
-	tb := &tab{t: t, b: b, targetID: created.TargetID, sess: session{b.conn, attached.SessionID}, events: make(chan cdp.Message, 1024), loads: make(chan time.Time, 1024)}
+	tb := &tab{t: t, b: b, targetID: created.TargetID, sess: session{b.conn, attached.SessionID}, events: make(chan cdp.Message, 1024), loads: make(chan time.Time, 1024), reportsBy: map[string]int{}}
 	b.mu.Lock()
 	b.routes[attached.SessionID] = func(m cdp.Message) {
+		// A report is counted before the engine takes it: tools the engine
+		// shows have their report counted.
+		if m.Method == "Runtime.bindingCalled" && strings.Contains(string(m.Params), `"name":"__bcPageToolsReport_`) {
+			tb.reports.Add(1)
+			var called struct{ Name string }
+			_ = json.Unmarshal(m.Params, &called)
+			b.mu.Lock()
+			tb.reportsBy[called.Name]++
+			b.mu.Unlock()
+		}
 		b.mu.Lock()
 		eng := tb.eng
 		b.mu.Unlock()
@@ -205,10 +218,6 @@ func (b *browser) attach(t testing.TB, url string) *tab {
 			select {
 			case tb.loads <- time.Now():
 			default:
-			}
-		case "Runtime.bindingCalled":
-			if strings.Contains(string(m.Params), `"name":"__bcPageToolsReport_`) {
-				tb.reports.Add(1)
 			}
 		}
 	}
@@ -314,6 +323,37 @@ func (tb *tab) waitTools(names ...string) []Tool {
 		select {
 		case <-tb.eng.Changed():
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// reportsOf is how many reports came through the engine eng's binding.
+func (tb *tab) reportsOf(eng *Engine) int {
+	tb.b.mu.Lock()
+	defer tb.b.mu.Unlock()
+	return tb.reportsBy[eng.binding]
+}
+
+// waitFields waits until the tool named tool has n fields.
+func (tb *tab) waitFields(tool string, n int) {
+	tb.t.Helper()
+	fields := func() int {
+		for _, tl := range tb.eng.Tools() {
+			if tl.Name == tool {
+				var schema struct{ Properties map[string]any }
+				_ = json.Unmarshal(tl.InputSchema, &schema)
+				return len(schema.Properties)
+			}
+		}
+		return -1
+	}
+	guard := time.After(testutil.Guard)
+	for fields() != n {
+		select {
+		case <-tb.eng.Changed():
+		case <-time.After(100 * time.Millisecond):
+		case <-guard:
+			tb.t.Fatalf("%s has %d fields, want %d", tool, fields(), n)
 		}
 	}
 }

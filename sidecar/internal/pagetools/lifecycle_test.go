@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
 func TestRediscoveryAfterNavigation(t *testing.T) {
@@ -83,32 +84,33 @@ func TestDebounce(t *testing.T) {
 	tb := b.newTab(t, page, cfg)
 	tb.drainChanged()
 
-	// Ten changes 20 ms apart: one look at the page once they stop.
+	// Ten changes 20 ms apart: one look at the page once they stop. One
+	// more change after that look is reported after any other report of
+	// the burst: two reports up to the one that has its field.
 	before := tb.reports.Load()
 	tb.eval(`grow(10, 20)`)
 	tb.waitChanged(5 * time.Second)
-	time.Sleep(2 * cfg.Debounce) // a second report, if there were one, would be in by now
-	if n := tb.reports.Load() - before; n != 1 {
-		t.Fatalf("%d reports for a burst of 10 changes, want 1", n)
-	}
 	if props := schemaOf(t, tool(t, tb.eng.Tools(), "save")); len(props["properties"].(map[string]any)) != 11 {
 		t.Fatalf("save has %d properties, want 11", len(props["properties"].(map[string]any)))
 	}
+	tb.eval(`grow(1, 0)`)
+	tb.waitFields("save", 12)
+	if n := tb.reports.Load() - before; n != 2 {
+		t.Fatalf("%d reports for a burst of 10 changes and one more change after it, want 2", n)
+	}
 
 	// A page that never stops changing is still looked at, every
-	// MaxDebounce at most: 40 changes over 2 s make a few reports, not 40.
+	// MaxDebounce at most: 40 changes over 2 s make a few reports, not 40,
+	// the last with every field.
 	tb.drainChanged()
 	before = tb.reports.Load()
 	start := time.Now()
 	tb.eval(`grow(40, 50)`)
-	time.Sleep(2 * cfg.Debounce)
+	tb.waitFields("save", 52)
 	n := tb.reports.Load() - before
 	elapsed := time.Since(start)
 	if n < 2 || n > int32(elapsed/cfg.MaxDebounce)+2 {
 		t.Fatalf("%d reports in %s of continuous changes (MaxDebounce %s)", n, elapsed, cfg.MaxDebounce)
-	}
-	if props := schemaOf(t, tool(t, tb.eng.Tools(), "save")); len(props["properties"].(map[string]any)) != 51 {
-		t.Fatalf("save has %d properties after the stream, want 51", len(props["properties"].(map[string]any)))
 	}
 }
 
@@ -174,20 +176,28 @@ func TestCloseRemovesTheScript(t *testing.T) {
 	s := serveSite(t)
 	b := startBrowser(t)
 	tb := b.newTab(t, s.URL+"/flights.html", Config{})
-	if err := tb.eng.Close(testCtx(t)); err != nil {
+	closed := tb.eng
+	if err := closed.Close(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	before := tb.reports.Load()
+	before := tb.reportsOf(closed)
 	tb.navigate(s.URL + "/inbox.html")
 	tb.waitLoad()
-	time.Sleep(300 * time.Millisecond)
-	if n := tb.reports.Load() - before; n != 0 {
+	// A script left behind reports the inbox's tools as the page starts
+	// (at its load at the latest); a new engine on the tab reports them
+	// after that, once it is started on the loaded page.
+	tb.start(Config{})
+	tb.waitTools("search_inbox", "open_thread", "compose", "refresh")
+	if tb.reportsOf(tb.eng) == 0 {
+		t.Fatal("the new engine's tools came with no report")
+	}
+	if n := tb.reportsOf(closed) - before; n != 0 {
 		t.Fatalf("%d reports after Close", n)
 	}
-	if _, err := tb.eng.Call(testCtx(t), "search_inbox", nil); !errors.Is(err, ErrClosed) {
+	if _, err := closed.Call(testCtx(t), "search_inbox", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("a call after Close: %v", err)
 	}
-	if err := tb.eng.Close(testCtx(t)); err != nil {
+	if err := closed.Close(testCtx(t)); err != nil {
 		t.Fatal("Close twice:", err)
 	}
 }
@@ -266,31 +276,39 @@ func TestAnIframeTarget(t *testing.T) {
 	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
 	s.page("host.html", `<title>Workbench</title><h1>Editor</h1><form><label>Find in files <input name="q"></label><button>Find</button></form>
 		<iframe src="`+s.URL+`/flights.html" style="width:800px;height:900px"></iframe>`)
-	host := b.attach(t, "http://localhost:"+port+"/t/host.html")
-	host.waitLoad()
-	var iframeID string
-	deadline := time.Now().Add(10 * time.Second)
-	for iframeID == "" && time.Now().Before(deadline) {
-		res, err := b.conn.Call(testCtx(t), "", "Target.getTargets", nil)
-		if err != nil {
-			t.Fatal(err)
+	// The browser names each target as it is made or changes (and, once
+	// asked, every target already there).
+	iframes := make(chan string, 1)
+	b.mu.Lock()
+	b.routes[""] = func(m cdp.Message) {
+		if m.Method != "Target.targetCreated" && m.Method != "Target.targetInfoChanged" {
+			return
 		}
-		var list struct {
-			TargetInfos []struct {
+		var ev struct {
+			TargetInfo struct {
 				TargetID string `json:"targetId"`
 				Type     string `json:"type"`
 				URL      string `json:"url"`
-			} `json:"targetInfos"`
+			} `json:"targetInfo"`
 		}
-		_ = json.Unmarshal(res, &list)
-		for _, ti := range list.TargetInfos {
-			if ti.Type == "iframe" && strings.HasSuffix(ti.URL, "/flights.html") {
-				iframeID = ti.TargetID
+		_ = json.Unmarshal(m.Params, &ev)
+		if ti := ev.TargetInfo; ti.Type == "iframe" && strings.HasSuffix(ti.URL, "/flights.html") {
+			select {
+			case iframes <- ti.TargetID:
+			default:
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
-	if iframeID == "" {
+	b.mu.Unlock()
+	if _, err := b.conn.Call(testCtx(t), "", "Target.setDiscoverTargets", map[string]any{"discover": true}); err != nil {
+		t.Fatal(err)
+	}
+	host := b.attach(t, "http://localhost:"+port+"/t/host.html")
+	host.waitLoad()
+	var iframeID string
+	select {
+	case iframeID = <-iframes:
+	case <-time.After(testutil.Guard):
 		t.Fatal("no iframe target for the cross-site frame")
 	}
 	res, err := b.conn.Call(testCtx(t), "", "Target.attachToTarget", map[string]any{"targetId": iframeID, "flatten": true})
@@ -355,17 +373,40 @@ func TestALapsedLeaseLeavesThePageAloneUntilRenewed(t *testing.T) {
 	b := startBrowser(t)
 	tb := b.newTab(t, s.URL+"/stores.html", Config{Lease: 300 * time.Millisecond, noRenew: true})
 	tb.waitTools("find_stores")
+	dormant := make(chan struct{}, 1)
+	tb.b.mu.Lock()
+	route := tb.b.routes[tb.sess.id]
+	tb.b.routes[tb.sess.id] = func(m cdp.Message) {
+		route(m)
+		if m.Method == "Runtime.bindingCalled" && strings.Contains(string(m.Params), `\"type\":\"dormant\"`) {
+			dormant <- struct{}{}
+		}
+	}
+	tb.b.mu.Unlock()
 	tb.drainChanged()
-	time.Sleep(600 * time.Millisecond) // the lease lapses
+	before := tb.reportsOf(tb.eng)
+	// The lease lapses on the page's clock, the one the script reads: at
+	// most a lease after now, since the script began before its report.
+	tb.eval(`new Promise((done) => { const end = performance.now() + 300; const wait = () => performance.now() > end ? done() : setTimeout(wait, end - performance.now() + 1); wait(); })`)
 	tb.eval(`document.getElementById('zip').value = '10001'; document.querySelector('#find button').click()`)
+	// The change wakes the script, which finds its lease lapsed: it stops
+	// watching (and says so) instead of reporting the change.
+	select {
+	case <-dormant:
+	case <-time.After(testutil.Guard):
+		t.Fatalf("the script never found its lease lapsed: tools %v", Names(tb.eng.Tools()))
+	}
 	select {
 	case <-tb.eng.Changed():
 		t.Fatalf("a page whose lease lapsed was still watched: tools %v", Names(tb.eng.Tools()))
-	case <-time.After(1500 * time.Millisecond):
+	default:
 	}
 	tb.eng.renew()
 	tb.waitChanged(5 * time.Second)
 	tb.waitTools("find_stores", "book_visit", "open_store")
+	if n := tb.reportsOf(tb.eng) - before; n != 2 {
+		t.Fatalf("%d messages from the script, want 2: that it stopped watching, and the change once renewed", n)
+	}
 }
 
 // Renewals keep a page watched long after its first lease would have
@@ -373,10 +414,29 @@ func TestALapsedLeaseLeavesThePageAloneUntilRenewed(t *testing.T) {
 func TestRenewalsKeepThePageWatched(t *testing.T) {
 	s := serveSite(t)
 	b := startBrowser(t)
-	tb := b.newTab(t, s.URL+"/stores.html", Config{Lease: 300 * time.Millisecond})
+	renewed := make(chan struct{}, 64)
+	cfg := Config{Lease: 300 * time.Millisecond, renewed: func() {
+		select {
+		case renewed <- struct{}{}:
+		default:
+		}
+	}}
+	tb := b.newTab(t, s.URL+"/stores.html", cfg)
 	tb.waitTools("find_stores")
 	tb.drainChanged()
-	time.Sleep(time.Second)
+	// Renewals come every third of a lease: four more from now, and the
+	// script's first lease has long lapsed.
+	for len(renewed) > 0 {
+		<-renewed
+	}
+	guard := time.After(testutil.Guard)
+	for range 4 {
+		select {
+		case <-renewed:
+		case <-guard:
+			t.Fatal("the engine does not renew the lease")
+		}
+	}
 	tb.eval(`document.getElementById('zip').value = '10001'; document.querySelector('#find button').click()`)
 	tb.waitChanged(5 * time.Second)
 	tb.waitTools("find_stores", "book_visit", "open_store")

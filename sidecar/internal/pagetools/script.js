@@ -1425,12 +1425,13 @@
   // The engine renews a lease every few seconds. Once it lapses (the
   // engine let go of the tab without a word: the debugger was detached, as
   // when the user stops sharing the tab) the script stops watching the page
-  // at its next change, until a renewal wakes it.
+  // at its next change, until a renewal wakes it, and says so (the engine
+  // logs it; tests know from it that the change goes unreported).
   let leaseEnd = performance.now() + cfg.leaseMs, dormant = false;
   const lapsed = () => {
     if (stopped) return true;
     if (performance.now() <= leaseEnd) return false;
-    if (!dormant) { dormant = true; observer.disconnect(); clearTimeout(timer); timer = 0; firstAt = 0; }
+    if (!dormant) { dormant = true; observer.disconnect(); clearTimeout(timer); timer = 0; firstAt = 0; send({ type: 'dormant' }); }
     return true;
   };
   const renew = () => {
