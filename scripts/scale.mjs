@@ -20,10 +20,12 @@
 //
 // and the cost of one more agent: isolated (PSS(N) − PSS(1)) / (N − 1)
 // against one whole coordinator and browser (own browsers' PSS(1)); the goal
-// is a quarter of it at most. Linux only (/proc). Progress goes to stderr,
-// the table to stdout.
+// is a quarter of it at most. A second table breaks the memory down by
+// process kind (Chromium's --type: browser, renderer, gpu-process, each
+// utility service; the coordinator), with what one more isolated agent adds
+// to each. Linux only (/proc). Progress goes to stderr, the tables to stdout.
 //
-//   npm run scale [-- --agents 1,5,20]
+//   npm run scale [-- --agents 1,5,20] [--setups isolated] [--browser-flags '--js-flags=...']
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -139,7 +141,18 @@ function breakdown(pids) {
 /** One agent: connect, open the app, wait for its load, add an item; resolves to ms from its start to the page loaded. */
 async function agent(wsURL, who) {
   const began = performance.now();
-  const c = await cdp(wsURL);
+  // A browser that could not start in time (a machine at load 80) is
+  // refused with a 502: the agent tries again, as one would, and the time
+  // counts; the third refusal ends the run.
+  let c;
+  for (let attempt = 1; !c; attempt++) {
+    try {
+      c = await cdp(wsURL);
+    } catch (err) {
+      if (attempt === 3) throw new Error(`agent ${who}: ${err.message}`);
+      progress(`agent ${who}: ${err.message}; trying again`);
+    }
+  }
   const { targetId } = (await c.call('Target.createTarget', { url: 'about:blank' })).result;
   const { sessionId } = (await c.call('Target.attachToTarget', { targetId, flatten: true })).result;
   await c.call('Page.enable', {}, sessionId);
@@ -203,8 +216,15 @@ try {
     for (const [name, run] of [['own browsers', ownBrowsers], ['isolated', isolated]].filter(([name]) => setups.includes(name))) {
       progress(`${n} agent(s), ${name} (load ${os.loadavg()[0].toFixed(1)}) ...`);
       const load = os.loadavg()[0];
-      const r = await run(n);
-      rows.push({ n, name, ...r, load });
+      try {
+        const r = await run(n);
+        rows.push({ n, name, ...r, load });
+        progress(`  ${(r.mem).toFixed(0)} MB, first page median ${(median(r.times) / 1000).toFixed(1)} s`);
+      } catch (err) {
+        // A setup that cannot serve N agents here is a result too.
+        rows.push({ n, name, failed: err.message, load, by: {} });
+        progress(`  failed: ${err.message}`);
+      }
     }
   }
 } finally {
@@ -216,11 +236,15 @@ const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 console.log('\n| agents | setup | time to first page: median (slowest) | memory (PSS) | per agent | load |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) {
+  if (r.failed) {
+    console.log(`| ${r.n} | ${r.name} | failed: ${r.failed} | – | – | ${r.load.toFixed(1)} |`);
+    continue;
+  }
   console.log(`| ${r.n} | ${r.name} | ${s(median(r.times))} (${s(Math.max(...r.times))}) | ${r.mem.toFixed(0)} MB | ${(r.mem / r.n).toFixed(0)} MB | ${r.load.toFixed(1)} |`);
 }
-const one = rows.find((r) => r.n === 1 && r.name === 'own browsers');
-const isoOne = rows.find((r) => r.n === 1 && r.name === 'isolated');
-for (const r of rows.filter((x) => x.name === 'isolated' && x.n > 1)) {
+const one = rows.find((r) => r.n === 1 && r.name === 'own browsers' && !r.failed);
+const isoOne = rows.find((r) => r.n === 1 && r.name === 'isolated' && !r.failed);
+for (const r of rows.filter((x) => x.name === 'isolated' && x.n > 1 && !x.failed)) {
   if (!one || !isoOne) break;
   const extra = (r.mem - isoOne.mem) / (r.n - 1);
   console.log(`\nisolated, ${r.n} agents: one more agent costs ${extra.toFixed(0)} MB, ${(extra / one.mem).toFixed(2)} of a coordinator with its own browser (${one.mem.toFixed(0)} MB); goal ≤ 0.25: ${extra / one.mem <= 0.25 ? 'met' : 'NOT met'}`);
@@ -232,7 +256,7 @@ const kinds = [...new Set(rows.flatMap((r) => Object.keys(r.by)))].sort((a, b) =
 console.log(`\nmemory by process (PSS, MB, processes in brackets)${browserFlags ? `, Chromium with ${browserFlags}` : ''}:\n`);
 console.log(`| process | ${rows.map((r) => `${r.n} ${r.name}`).join(' | ')} |${isoOne ? ' one more isolated agent |' : ''}`);
 console.log(`|---|${rows.map(() => '---|').join('')}${isoOne ? '---|' : ''}`);
-const isoMax = rows.filter((x) => x.name === 'isolated' && x.n > 1).at(-1);
+const isoMax = rows.filter((x) => x.name === 'isolated' && x.n > 1 && !x.failed).at(-1);
 for (const k of kinds) {
   const cell = (r) => (r.by[k] ? `${r.by[k].mb.toFixed(1)} (${r.by[k].n})` : '–');
   const extra = isoOne && isoMax ? ` ${(((isoMax.by[k]?.mb ?? 0) - (isoOne.by[k]?.mb ?? 0)) / (isoMax.n - 1)).toFixed(1)} |` : '';
