@@ -149,7 +149,7 @@ async function agent(wsURL, who) {
     try {
       c = await cdp(wsURL);
     } catch (err) {
-      if (attempt === 3) throw new Error(`agent ${who}: ${err.message}`);
+      if (attempt === 3) throw new Error(`agent ${who}: ${err.message}`, { cause: err });
       progress(`agent ${who}: ${err.message}; trying again`);
     }
   }
