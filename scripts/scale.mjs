@@ -20,10 +20,12 @@
 //
 // and the cost of one more agent: isolated (PSS(N) − PSS(1)) / (N − 1)
 // against one whole coordinator and browser (own browsers' PSS(1)); the goal
-// is a quarter of it at most. Linux only (/proc). Progress goes to stderr,
-// the table to stdout.
+// is a quarter of it at most. A second table breaks the memory down by
+// process kind (Chromium's --type: browser, renderer, gpu-process, each
+// utility service; the coordinator), with what one more isolated agent adds
+// to each. Linux only (/proc). Progress goes to stderr, the tables to stdout.
 //
-//   npm run scale [-- --agents 1,5,20]
+//   npm run scale [-- --agents 1,5,20] [--setups isolated] [--browser-flags '--js-flags=...']
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +57,16 @@ const counts = arg('agents', '1,5,20').split(',').map(Number);
 const progress = (m) => process.stderr.write(`${m}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-scale-'));
+// --setups isolated: one of the two only; --browser-flags '--a --b': Chromium
+// flags to try (through a wrapper given as --browser-path), for both.
+const setups = arg('setups', 'own browsers,isolated').split(',');
+const browserFlags = arg('browser-flags', '');
+const coordArgs = [];
+if (browserFlags) {
+  const wrapper = path.join(work, 'browser');
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findBrowser())} "$@" ${browserFlags}\n`, { mode: 0o755 });
+  coordArgs.push('--browser-path', wrapper);
+}
 const site = await startCorpusServer();
 const app = `${site.url}/todomvc/examples/react/index.html`;
 
@@ -90,10 +102,57 @@ function pss(pids) {
   return kb / 1024;
 }
 
+/**
+ * What kind of process pid is, for the breakdown: Chromium's by its --type
+ * (a utility process by its service), the coordinator, or another.
+ */
+function kind(pid) {
+  let argv;
+  try {
+    // Chromium's children rewrite their title: one string, spaces between.
+    argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+  } catch {
+    return 'gone';
+  }
+  const flag = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const exe = path.basename(argv[0] ?? '');
+  if (exe.startsWith('browser-coordinator')) return 'coordinator';
+  if (exe.includes('crashpad')) return 'crashpad';
+  const type = flag('type');
+  if (!type) return argv.some((a) => a.startsWith('--remote-debugging-')) ? 'browser' : exe;
+  if (type === 'utility') return `utility: ${(flag('utility-sub-type') ?? '?').replace(/\.mojom\.\w+$/, '')}`;
+  if (type === 'zygote') return argv.includes('--no-zygote-sandbox') ? 'zygote (unsandboxed)' : 'zygote';
+  return type;
+}
+
+/** PSS in MB and the count of processes of each kind among pids. */
+function breakdown(pids) {
+  const by = {};
+  for (const p of pids) {
+    const k = kind(p);
+    const m = pss([p]);
+    by[k] ??= { mb: 0, n: 0 };
+    by[k].mb += m;
+    by[k].n += 1;
+  }
+  return by;
+}
+
 /** One agent: connect, open the app, wait for its load, add an item; resolves to ms from its start to the page loaded. */
 async function agent(wsURL, who) {
   const began = performance.now();
-  const c = await cdp(wsURL);
+  // A browser that could not start in time (a machine at load 80) is
+  // refused with a 502: the agent tries again, as one would, and the time
+  // counts; the third refusal ends the run.
+  let c;
+  for (let attempt = 1; !c; attempt++) {
+    try {
+      c = await cdp(wsURL);
+    } catch (err) {
+      if (attempt === 3) throw new Error(`agent ${who}: ${err.message}`, { cause: err });
+      progress(`agent ${who}: ${err.message}; trying again`);
+    }
+  }
   const { targetId } = (await c.call('Target.createTarget', { url: 'about:blank' })).result;
   const { sessionId } = (await c.call('Target.attachToTarget', { targetId, flatten: true })).result;
   await c.call('Page.enable', {}, sessionId);
@@ -116,16 +175,18 @@ async function agent(wsURL, who) {
 
 /** N agents, each with a coordinator and browser of its own. */
 async function ownBrowsers(n) {
-  const coords = await Promise.all(Array.from({ length: n }, (_, i) => startCoordinator({ stateDir: path.join(work, `own-${n}-${i}`), cwd: work })));
+  const coords = await Promise.all(Array.from({ length: n }, (_, i) => startCoordinator({ stateDir: path.join(work, `own-${n}-${i}`), cwd: work, args: coordArgs })));
   try {
     const ws = await Promise.all(coords.map(async (_, i) => {
       const [st] = readStates(path.join(work, `own-${n}-${i}`));
       return `ws://127.0.0.1:${st.proxyPort}/${st.proxySecret}/devtools/browser/coordinator`;
     }));
     const agents = await Promise.all(ws.map((u, i) => agent(u, `own-${i}`)));
-    const mem = pss(coords.flatMap((c) => tree(c.pid)));
+    const pids = coords.flatMap((c) => tree(c.pid));
+    const mem = pss(pids);
+    const by = breakdown(pids);
     for (const a of agents) a.c.close();
-    return { times: agents.map((a) => a.took), mem };
+    return { times: agents.map((a) => a.took), mem, by };
   } finally {
     await Promise.all(coords.map((c) => c.close()));
   }
@@ -134,14 +195,16 @@ async function ownBrowsers(n) {
 /** N agents, each a connection to one isolated coordinator. */
 async function isolated(n) {
   const stateDir = path.join(work, `iso-${n}`);
-  const hc = await startHTTPCoordinator({ stateDir, cwd: work, args: ['--isolated'] });
+  const hc = await startHTTPCoordinator({ stateDir, cwd: work, args: ['--isolated', ...coordArgs] });
   try {
     const [st] = readStates(stateDir);
     const u = `ws://127.0.0.1:${st.proxyPort}/${st.proxySecret}/devtools/browser/coordinator`;
     const agents = await Promise.all(Array.from({ length: n }, (_, i) => agent(u, `iso-${i}`)));
-    const mem = pss(tree(hc.pid));
+    const pids = tree(hc.pid);
+    const mem = pss(pids);
+    const by = breakdown(pids);
     for (const a of agents) a.c.close();
-    return { times: agents.map((a) => a.took), mem };
+    return { times: agents.map((a) => a.took), mem, by };
   } finally {
     await hc.stop();
   }
@@ -150,11 +213,18 @@ async function isolated(n) {
 const rows = [];
 try {
   for (const n of counts) {
-    for (const [name, run] of [['own browsers', ownBrowsers], ['isolated', isolated]]) {
+    for (const [name, run] of [['own browsers', ownBrowsers], ['isolated', isolated]].filter(([name]) => setups.includes(name))) {
       progress(`${n} agent(s), ${name} (load ${os.loadavg()[0].toFixed(1)}) ...`);
       const load = os.loadavg()[0];
-      const r = await run(n);
-      rows.push({ n, name, ...r, load });
+      try {
+        const r = await run(n);
+        rows.push({ n, name, ...r, load });
+        progress(`  ${(r.mem).toFixed(0)} MB, first page median ${(median(r.times) / 1000).toFixed(1)} s`);
+      } catch (err) {
+        // A setup that cannot serve N agents here is a result too.
+        rows.push({ n, name, failed: err.message, load, by: {} });
+        progress(`  failed: ${err.message}`);
+      }
     }
   }
 } finally {
@@ -166,12 +236,29 @@ const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
 console.log('\n| agents | setup | time to first page: median (slowest) | memory (PSS) | per agent | load |');
 console.log('|---|---|---|---|---|---|');
 for (const r of rows) {
+  if (r.failed) {
+    console.log(`| ${r.n} | ${r.name} | failed: ${r.failed} | – | – | ${r.load.toFixed(1)} |`);
+    continue;
+  }
   console.log(`| ${r.n} | ${r.name} | ${s(median(r.times))} (${s(Math.max(...r.times))}) | ${r.mem.toFixed(0)} MB | ${(r.mem / r.n).toFixed(0)} MB | ${r.load.toFixed(1)} |`);
 }
-const one = rows.find((r) => r.n === 1 && r.name === 'own browsers');
-const isoOne = rows.find((r) => r.n === 1 && r.name === 'isolated');
-for (const r of rows.filter((x) => x.name === 'isolated' && x.n > 1)) {
+const one = rows.find((r) => r.n === 1 && r.name === 'own browsers' && !r.failed);
+const isoOne = rows.find((r) => r.n === 1 && r.name === 'isolated' && !r.failed);
+for (const r of rows.filter((x) => x.name === 'isolated' && x.n > 1 && !x.failed)) {
   if (!one || !isoOne) break;
   const extra = (r.mem - isoOne.mem) / (r.n - 1);
   console.log(`\nisolated, ${r.n} agents: one more agent costs ${extra.toFixed(0)} MB, ${(extra / one.mem).toFixed(2)} of a coordinator with its own browser (${one.mem.toFixed(0)} MB); goal ≤ 0.25: ${extra / one.mem <= 0.25 ? 'met' : 'NOT met'}`);
+}
+
+// Where the memory is, by process kind: MB (processes) for each run, and for
+// isolated the cost of one more agent by kind.
+const kinds = [...new Set(rows.flatMap((r) => Object.keys(r.by)))].sort((a, b) => Math.max(...rows.map((r) => r.by[b]?.mb ?? 0)) - Math.max(...rows.map((r) => r.by[a]?.mb ?? 0)));
+console.log(`\nmemory by process (PSS, MB, processes in brackets)${browserFlags ? `, Chromium with ${browserFlags}` : ''}:\n`);
+console.log(`| process | ${rows.map((r) => `${r.n} ${r.name}`).join(' | ')} |${isoOne ? ' one more isolated agent |' : ''}`);
+console.log(`|---|${rows.map(() => '---|').join('')}${isoOne ? '---|' : ''}`);
+const isoMax = rows.filter((x) => x.name === 'isolated' && x.n > 1 && !x.failed).at(-1);
+for (const k of kinds) {
+  const cell = (r) => (r.by[k] ? `${r.by[k].mb.toFixed(1)} (${r.by[k].n})` : '–');
+  const extra = isoOne && isoMax ? ` ${(((isoMax.by[k]?.mb ?? 0) - (isoOne.by[k]?.mb ?? 0)) / (isoMax.n - 1)).toFixed(1)} |` : '';
+  console.log(`| ${k} | ${rows.map(cell).join(' | ')} |${extra}`);
 }

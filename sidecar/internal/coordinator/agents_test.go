@@ -191,3 +191,92 @@ func TestWithoutIsolationEveryAgentIsTheCoordinators(t *testing.T) {
 		t.Fatalf("a shared coordinator's backend: isolation %v, err %v", p.Isolation, err)
 	}
 }
+
+// targetsIn are every target (of any type: pages, workers, the browser's
+// own WebUI) in one browser context, asked on the coordinator's own pipe.
+func targetsIn(t *testing.T, c *Coordinator, ctxID string) []string {
+	t.Helper()
+	b, err := c.running()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.proxy.Conn.Call(testutil.Context(t), "", "Target.getTargets", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	gjson.GetBytes(res, "targetInfos").ForEach(func(_, ti gjson.Result) bool {
+		if ti.Get("browserContextId").String() == ctxID {
+			out = append(out, ti.Get("type").String()+" "+ti.Get("url").String())
+		}
+		return true
+	})
+	return out
+}
+
+// renderers counts the browser's renderer processes.
+func renderers(t *testing.T, c *Coordinator) int {
+	t.Helper()
+	b, err := c.running()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.proxy.Conn.Call(testutil.Context(t), "", "SystemInfo.getProcessInfo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	gjson.GetBytes(res, "processInfo.#.type").ForEach(func(_, typ gjson.Result) bool {
+		if typ.String() == "renderer" {
+			n++
+		}
+		return true
+	})
+	return n
+}
+
+// What one more agent costs the browser (issue 19, ≤ ¼ of a browser): its
+// context holds the tabs it opened and nothing else (no page before it asks
+// for one; none of the browser's own WebUI, such as the omnibox popups
+// Chromium preloads in a renderer of their own for every context's window),
+// and when it leaves its renderers go with it.
+func TestAnAgentsContextHoldsOnlyWhatItOpened(t *testing.T) {
+	c := newCoordinator(t, Config{Isolation: IsolatedPerConnection})
+	ctx := testutil.Context(t)
+	if _, err := c.Ensure(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Own().Tabs(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a := c.NewAgent("a")
+	if _, err := a.Tabs(ctx); err != nil { // makes its context
+		t.Fatal(err)
+	}
+	b, err := c.running()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxA := a.known(b).Base()
+	if got := targetsIn(t, c, ctxA); len(got) != 0 {
+		t.Fatalf("a's context holds %v before a opened anything", got)
+	}
+	tab, err := a.OpenTab(ctx, "about:blank", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.AttachTab(ctx, tab.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Call(ctx, "Runtime.evaluate", map[string]any{"expression": "document.readyState"}); err != nil { // its window is up and its page answers
+		t.Fatal(err)
+	}
+	s.Close()
+	if got := targetsIn(t, c, ctxA); len(got) != 1 || got[0] != "page about:blank" {
+		t.Fatalf("a's context holds %q, want only the tab a opened", got)
+	}
+	during := renderers(t, c)
+	a.Close()
+	testutil.Poll(t, "a's renderer exits when a leaves", func() bool { return renderers(t, c) < during })
+}

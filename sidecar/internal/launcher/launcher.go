@@ -179,7 +179,12 @@ func Flags(o Options, userDataDir string) []string {
 		"--disable-background-timer-throttling",
 		"--disable-backgrounding-occluded-windows",
 		"--disable-renderer-backgrounding",
-		"--disable-features=Translate,MediaRouter,OptimizationHints",
+		// WebUIOmniboxPopup, WebUIOmniboxAimPopup: Chromium 156 preloads two
+		// WebUI omnibox popups (chrome://omnibox-popup.top-chrome) in a
+		// renderer of their own for every browser context's window, headless
+		// too: a renderer per context no agent asked for (with --isolated,
+		// one per agent). Off, a headed window's omnibox uses the views popup.
+		"--disable-features=Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 		"--metrics-recording-only",
 		"--password-store=basic",
 		"--use-mock-keychain",
