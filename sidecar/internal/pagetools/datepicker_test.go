@@ -1,9 +1,6 @@
 package pagetools
 
 import (
-	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,24 +10,16 @@ import (
 // writes into the page the date the widget holds when the form is sent.
 func flatpickrPage(t testing.TB, options string) string {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	dist := filepath.Join(filepath.Dir(here), "..", "..", "..", "node_modules", "flatpickr", "dist")
-	js, err := os.ReadFile(filepath.Join(dist, "flatpickr.min.js"))
-	if err != nil {
-		t.Fatalf("flatpickr (npm ci installs it): %v", err)
-	}
-	css, err := os.ReadFile(filepath.Join(dist, "flatpickr.min.css"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book a trip</title><style>` + string(css) + `</style></head>
+	js := npmFile(t, "flatpickr", "dist", "flatpickr.min.js")
+	css := npmFile(t, "flatpickr", "dist", "flatpickr.min.css")
+	return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Book a trip</title><style>` + css + `</style></head>
 <body><main><h1>Book a trip</h1>
 <form id="trip">
   <label for="depart">Departure date</label> <input id="depart" name="depart" placeholder="Pick a date">
   <p><button type="submit">Book trip</button></p>
 </form>
 <p id="booked"></p></main>
-<script>` + string(js) + `</script>
+<script>` + js + `</script>
 <script>
 const fp = flatpickr('#depart', ` + options + `);
 fp.open(); // the calendar shows: what discovery must leave alone

@@ -10,17 +10,23 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil"
 )
 
+// npmFile is a file of a package npm ci installed (the real HTML, CSS
+// and scripts that apps nobody here wrote are built from).
+func npmFile(t testing.TB, elem ...string) string {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(append([]string{filepath.Dir(here), "..", "..", "..", "node_modules"}, elem...)...))
+	if err != nil {
+		t.Fatalf("a file of an npm package (npm ci installs it): %v", err)
+	}
+	return string(b)
+}
+
 // govukFixture is one of the component fixtures govuk-frontend ships on
 // npm (the HTML its own tests render), as the package has it.
 func govukFixture(t testing.TB, component, file string) string {
 	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	dist := filepath.Join(filepath.Dir(here), "..", "..", "..", "node_modules", "govuk-frontend", "dist", "govuk")
-	b, err := os.ReadFile(filepath.Join(dist, component, file))
-	if err != nil {
-		t.Fatalf("govuk-frontend's fixture (npm ci installs it): %v", err)
-	}
-	return string(b)
+	return npmFile(t, "govuk-frontend", "dist", "govuk", component, file)
 }
 
 // govukPage is a question page the way a GOV.UK service builds one: the
