@@ -193,13 +193,17 @@ func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map
 	}
 	// The call runs on a context of its own, which a dialog does not cut:
 	// one the call opens leaves it waiting, pending, until HandleDialog.
-	rctx, cancel := context.WithTimeout(context.WithValue(e.ctx, uncutKey{}, true), e.callMax())
+	limit := e.callMax()
+	rctx, cancel := context.WithTimeout(context.WithValue(e.ctx, uncutKey{}, true), limit)
 	stop := context.AfterFunc(ctx, cancel)
 	done := make(chan callOutcome, 1)
 	go func() {
 		defer func() { <-e.callSem }()
 		defer cancel()
 		res, err := e.callOnce(rctx, doc, name, args)
+		if err != nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
+			err = timedOut(name, limit, err)
+		}
 		done <- callOutcome{res, err}
 	}()
 	p := &pendingCall{tool: name, done: done, cancel: cancel}
@@ -212,7 +216,15 @@ func (e *Engine) CallOn(ctx context.Context, doc Document, name string, args map
 
 // callMax bounds a call's own context: a navigation and a settle, and a
 // dialog's answer.
-func (e *Engine) callMax() time.Duration { return 2*e.cfg.NavTimeout + e.cfg.SettleMax + time.Minute }
+func (e *Engine) callMax() time.Duration {
+	return 2*e.cfg.NavTimeout + e.cfg.SettleMax + e.cfg.dialogWait
+}
+
+// timedOut is a call its own deadline ended: said as such, not as the
+// context error of whichever step it cut.
+func timedOut(name string, limit time.Duration, err error) error {
+	return &Error{Kind: ErrTimedOut, Msg: fmt.Sprintf("%s: the page did not settle or finish navigating within the call's deadline of %s (a script may be busy, or a request unanswered), so the call was stopped; what it changed is unknown: look at the page before calling again (%v)", name, limit.Round(time.Second), err)}
+}
 
 // acquire takes the engine's one call slot, or answers at once when a
 // dialog opens meanwhile (the call holding the slot waits for it).

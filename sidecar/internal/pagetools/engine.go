@@ -58,6 +58,10 @@ type Config struct {
 	// is called after each renewal.
 	noRenew bool
 	renewed func()
+	// dialogWait is what a call's own deadline allows, beyond a
+	// navigation and a settle, for a dialog it opened to be answered
+	// (default 1 min; tests of that deadline shorten it).
+	dialogWait time.Duration
 	// Files says which local files a form's file field may attach (none
 	// by default: file fields are then no parameters).
 	Files Files
@@ -92,6 +96,7 @@ func (c Config) withDefaults() Config {
 	def(&c.SettleMax, 5*time.Second)
 	def(&c.NavTimeout, 15*time.Second)
 	def(&c.Lease, 30*time.Second)
+	def(&c.dialogWait, time.Minute)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}

@@ -31,6 +31,10 @@ var (
 	// it should have had was not seen: the page stayed as it was, or came
 	// back as it was, or a field did not take its value.
 	ErrNoEffect = errors.New("the call's effect was not seen")
+	// ErrTimedOut: the call did not end within its own deadline (a
+	// navigation and a settle, and a dialog's answer): the page neither
+	// settled nor finished navigating. What it did is unknown.
+	ErrTimedOut = errors.New("the page-tool call timed out")
 	// ErrClosed: the engine was closed.
 	ErrClosed = errors.New("page tools closed")
 )

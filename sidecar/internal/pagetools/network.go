@@ -1,6 +1,9 @@
 package pagetools
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The page's own requests a call starts (fetch and XHR: what a page shows
 // the answers of, as an API explorer its response), followed while the
@@ -18,10 +21,20 @@ func (e *Engine) watchNetwork(ctx context.Context) (off func()) {
 	}
 	return func() {
 		e.locked(func() { e.tab.requests = nil })
-		// Off even when the call's context ended: the engine's own.
-		_, _ = e.sess.Call(e.ctx, "Network.disable", nil)
+		// Off even when the call's context ended: the engine's own, with
+		// a bound of its own. A renderer that is busy for good (a script
+		// that never returns) answers nothing, and the call's answer must
+		// not wait for it; left on, the domain only sends events that are
+		// no longer followed (requests is nil).
+		ctx, cancel := context.WithTimeout(e.ctx, networkOffMax)
+		defer cancel()
+		_, _ = e.sess.Call(ctx, "Network.disable", nil)
 	}
 }
+
+// networkOffMax bounds turning the Network domain off after a call: far
+// longer than it takes a renderer that answers at all.
+const networkOffMax = 5 * time.Second
 
 // requestsPending: requests the call started are still unanswered.
 func (e *Engine) requestsPending() bool {

@@ -95,7 +95,14 @@
   };
   const attr = (el, name, max = cfg.textMax) => clean(getAttr(el, name), max);
   const visible = (el) => { try { return checkVisibility(el); } catch { return true; } };
-  const EXCLUDED = 'nav,header,footer,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=tablist],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert]';
+  // A date picker's calendar (its month select, year field, arrows, week
+  // rows and day cells) is the widget's own way to set its date field,
+  // never the page's tools or parameters: the field is. These are the
+  // calendars' roots in the pickers people use (flatpickr, bootstrap-
+  // datepicker, jQuery UI, react-datepicker, Pikaday, daterangepicker,
+  // air-datepicker), never a wrapper of the field itself.
+  const CALENDARS = '.flatpickr-calendar,.datepicker-dropdown,.datepicker-inline,.ui-datepicker,.react-datepicker-popper,.react-datepicker__month-container,.pika-single,.daterangepicker,.air-datepicker';
+  const EXCLUDED = 'nav,header,footer,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=tablist],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert],' + CALENDARS;
   const HEADINGS = 'h1,h2,h3,h4,h5,h6,[role=heading]';
   // Elements that hold repeated children without being lists of items.
   const NOT_LISTS = new Set(['p', 'span', 'a', 'em', 'strong', 'b', 'i', 'u', 'small', 'label', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
@@ -253,7 +260,7 @@
   function describeForm(form, fid, headings) {
     const declared = hasAttr(form, 'toolname');
     const vis = visible(form);
-    const els = Array.from(formElements(form));
+    const els = Array.from(formElements(form)).filter((el) => !closest(el, CALENDARS));
     const fields = [], regFields = [];
     const groups = new Map(); // name → field index, for radios and same-named checkboxes
     const checkNames = new Map();
@@ -574,7 +581,7 @@
   const GROUP_FIELDS = TEXT_FIELD + ',input[type=number],input[type=date],input[type=password],select,textarea';
   const CHECKBOX = 'input[type=checkbox],[role=checkbox],[role=switch]';
   const ITEM_BUTTONS = 'button,[role=button],input[type=button]';
-  const CHROME = 'nav,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert]';
+  const CHROME = 'nav,aside,menu,[role=navigation],[role=menu],[role=menubar],[role=toolbar],[role=banner],[role=contentinfo],[aria-hidden=true],[inert],' + CALENDARS;
   const SECTIONING = 'article,aside,main,nav,section,[role=main],[role=region],[role=article],[role=dialog],dialog';
   const GROUPING = '[role=form],[role=search],fieldset,dialog,[role=dialog],section,article,header,footer,main,aside,[role=region],[role=group]';
   const CURRENT = /(^|[\s_-])(selected|active|current|is-active|is-selected|is-current)($|[\s_-])/i;
@@ -1783,12 +1790,19 @@
 
   // The submit: the form's submit button, else the link or button that
   // reads as its action, else Enter in its lone text field (focused here,
-  // pressed by the engine as a key), else the form's own submit.
+  // pressed by the engine as a key), else the form's own submit. A click
+  // takes the focus from the last field first, as a person's does: a date
+  // picker that lets its field be typed into (flatpickr's allowInput)
+  // reads the date when the field loses the focus.
   function submitForm(r) {
     const watch = watchStart();
+    const leave = () => {
+      const a = activeEl(document);
+      if (a && r.fields.some((f) => f.el === a || f.w === a || (f.els && f.els.includes(a)))) blurEl(a);
+    };
     const button = clicker(r);
-    if (button) { clickEl(button); return { ok: true, submitted: true, watch }; }
-    if (r.action && isConnected(r.action) && visible(r.action)) { clickEl(r.action); return { ok: true, submitted: true, watch }; }
+    if (button) { leave(); clickEl(button); return { ok: true, submitted: true, watch }; }
+    if (r.action && isConnected(r.action) && visible(r.action)) { leave(); clickEl(r.action); return { ok: true, submitted: true, watch }; }
     const lone = r.enter >= 0 ? r.fields[r.enter] : null;
     if (lone && isConnected(lone.el)) { focusEl(lone.el); return { ok: true, submitted: true, watch, enter: r.enter }; }
     requestSubmit(r.form);
