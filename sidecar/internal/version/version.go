@@ -8,10 +8,11 @@ package version
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // Set with -ldflags "-X .../version.Version=... -X .../version.Commit=...
@@ -42,7 +43,7 @@ func Get() Info {
 
 // pseudoRevision is the commit at the end of a Go pseudo-version
 // (v0.0.0-20260102150405-0123456789ab, v1.2.4-0.20260102150405-0123456789ab+dirty).
-var pseudoRevision = regexp.MustCompile(`\d{14}-([0-9a-f]{12})(\+.*)?$`)
+var pseudoRevision = lazyre.New(`\d{14}-([0-9a-f]{12})(\+.*)?$`)
 
 // fromBuild works out version, commit and source from the stamped values
 // and the build information (nil when the binary has none).
