@@ -86,3 +86,30 @@ func quote(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// Servers built one after the other (an isolated HTTP coordinator's
+// sessions) share each schema's bytes rather than holding a copy each.
+func TestServersShareTheSchemasMadeAhead(t *testing.T) {
+	c := newCoordinator(t, coordinator.Options{})
+	first := func() map[string]*byte {
+		s, err := Build(c, Options{PageTools: PageToolsOff})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		at := map[string]*byte{}
+		for name, tool := range s.MCP.ListTools() {
+			at[name] = &tool.Tool.RawInputSchema[0]
+		}
+		return at
+	}
+	a, b := first(), first()
+	if len(a) == 0 {
+		t.Fatal("no tools")
+	}
+	for name := range a {
+		if a[name] != b[name] {
+			t.Errorf("%s: each server holds its own copy of the input schema", name)
+		}
+	}
+}

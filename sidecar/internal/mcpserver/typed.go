@@ -110,8 +110,8 @@ func hint(b bool) *bool { return &b }
 // (schemas_gen.go), which is what it answers when there is one.
 func schemaOf[T any](what string, words about, closed bool) json.RawMessage {
 	key := what + " " + reflect.TypeFor[T]().String()
-	if made, ok := precomputedSchema(key); ok && !schemasMadeNow() {
-		return json.RawMessage(made)
+	if b, ok := schemaMadeAhead(key); ok {
+		return b
 	}
 	b := makeSchema[T](words, closed)
 	madeNow(key, b)
