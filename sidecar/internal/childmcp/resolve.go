@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/remedy"
 )
 
@@ -65,8 +65,8 @@ func Resolve(argv []string, lookPath func(string) (string, error)) ([]string, Ho
 // case, URL-safe, not starting with a dot or an underscore, at most 214
 // characters with the scope; a scope follows the same rules.
 var (
-	npmName    = regexp.MustCompile(`^(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$`)
-	npmVersion = regexp.MustCompile(`^[A-Za-z0-9.^~<>=*|+_-]+$`)
+	npmName    = lazyre.New(`^(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$`)
+	npmVersion = lazyre.New(`^[A-Za-z0-9.^~<>=*|+_-]+$`)
 )
 
 // IsPackageSpec reports whether s names an npm registry package, with an

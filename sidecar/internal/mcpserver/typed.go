@@ -72,9 +72,9 @@ type toolDef struct {
 // said with it (a failed action and the status it left); without, it is
 // the whole answer.
 func typed[In, Out any](s spec, run func(context.Context, In) (Out, string, error)) toolDef {
-	t := mcp.NewToolWithRawSchema(s.name, s.description, schemaOf[In](s.in, !s.openInput))
+	t := mcp.NewToolWithRawSchema(s.name, s.description, schemaOf[In](s.name+" input", s.in, !s.openInput))
 	t.Title = s.title
-	t.RawOutputSchema = schemaOf[Out](s.out, true)
+	t.RawOutputSchema = schemaOf[Out](s.name+" output", s.out, true)
 	t.Annotations = mcp.ToolAnnotation{
 		Title:           s.title,
 		ReadOnlyHint:    hint(s.readOnly),
@@ -105,8 +105,21 @@ func typed[In, Out any](s spec, run func(context.Context, In) (Out, string, erro
 func hint(b bool) *bool { return &b }
 
 // schemaOf is T's schema, portable, with the surface's words; closed: no
-// other properties at the top.
-func schemaOf[T any](words about, closed bool) json.RawMessage {
+// other properties at the top. what names it (the tool's name and input or
+// output): with T's type, the key of the schema made ahead of time
+// (schemas_gen.go), which is what it answers when there is one.
+func schemaOf[T any](what string, words about, closed bool) json.RawMessage {
+	key := what + " " + reflect.TypeFor[T]().String()
+	if b, ok := schemaMadeAhead(key); ok {
+		return b
+	}
+	b := makeSchema[T](words, closed)
+	madeNow(key, b)
+	return b
+}
+
+// makeSchema generates T's schema (schemaOf's, made now).
+func makeSchema[T any](words about, closed bool) json.RawMessage {
 	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {}, // any JSON value
 	}})

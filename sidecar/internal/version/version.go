@@ -8,10 +8,12 @@ package version
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
+
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/lazyre"
 )
 
 // Set with -ldflags "-X .../version.Version=... -X .../version.Commit=...
@@ -32,17 +34,21 @@ type Info struct {
 }
 
 // Get returns the stamped version, else what Go embedded in the binary.
-func Get() Info {
+// It is worked out once: the status asks for it at every change, and
+// debug.ReadBuildInfo parses the embedded build information at each call.
+func Get() Info { return get() }
+
+var get = sync.OnceValue(func() Info {
 	bi, _ := debug.ReadBuildInfo()
 	i := fromBuild(Version, Commit, Source, bi)
 	i.Platform = runtime.GOOS + "/" + runtime.GOARCH
 	i.Go = runtime.Version()
 	return i
-}
+})
 
 // pseudoRevision is the commit at the end of a Go pseudo-version
 // (v0.0.0-20260102150405-0123456789ab, v1.2.4-0.20260102150405-0123456789ab+dirty).
-var pseudoRevision = regexp.MustCompile(`\d{14}-([0-9a-f]{12})(\+.*)?$`)
+var pseudoRevision = lazyre.New(`\d{14}-([0-9a-f]{12})(\+.*)?$`)
 
 // fromBuild works out version, commit and source from the stamped values
 // and the build information (nil when the binary has none).
