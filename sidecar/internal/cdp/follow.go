@@ -49,11 +49,14 @@ type Follower struct {
 	// activation: someone brought the tab to the front), not from
 	// appearing or navigating.
 	touched map[string]bool
+	// forgotten: targets dropped before the browser said they were gone
+	// (Forget, at a close): their targetDestroyed is still a change.
+	forgotten map[string]bool
 }
 
 // NewFollower makes an empty follower; feed it events with HandleEvent.
 func NewFollower() *Follower {
-	return &Follower{targets: map[string]Target{}, claimed: map[string]bool{}, touched: map[string]bool{}, changed: make(chan struct{})}
+	return &Follower{targets: map[string]Target{}, claimed: map[string]bool{}, touched: map[string]bool{}, forgotten: map[string]bool{}, changed: make(chan struct{})}
 }
 
 // Caller is what Follow needs of a connection or peer.
@@ -87,6 +90,13 @@ func (f *Follower) HandleEvent(m Message) Update {
 	if m.Method == "Target.targetDestroyed" {
 		t, known := f.removeLocked(ev.TargetID)
 		if !known {
+			if f.forgotten[ev.TargetID] {
+				// A closed tab the browser still listed when Forget told
+				// the listeners (a close answers before the target is
+				// gone): they look again now that it is.
+				delete(f.forgotten, ev.TargetID)
+				f.notifyLocked()
+			}
 			return Update{}
 		}
 		return Update{Kind: "destroyed", Target: t, Prev: t}
@@ -186,7 +196,9 @@ func (f *Follower) Background() (done func(id string)) {
 func (f *Follower) Forget(id string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.removeLocked(id)
+	if _, known := f.removeLocked(id); known {
+		f.forgotten[id] = true
+	}
 }
 
 // removeLocked drops target id, if known; f.mu held.

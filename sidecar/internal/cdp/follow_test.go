@@ -93,3 +93,30 @@ func TestActivatedIsTouchedSinceTheLastNavigation(t *testing.T) {
 		t.Fatal("a closed tab is still activated")
 	}
 }
+
+// A tab closed through the caller is forgotten at once, while the browser
+// may still list it (Target.closeTarget answers before the target is
+// gone): its targetDestroyed must tell the listeners again, or a listener
+// that looked too early keeps the closed tab (the progressive surface
+// kept focus_tab after the last tab closed).
+func TestTheDestructionOfAForgottenTabIsAChange(t *testing.T) {
+	f := NewFollower()
+	f.HandleEvent(targetEvent("Target.targetCreated", "A", "http://a/"))
+	f.Forget("A")
+	changed := f.Changed()
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: json.RawMessage(`{"targetId":"A"}`)})
+	select {
+	case <-changed:
+	default:
+		t.Fatal("the browser's word that a forgotten tab is gone changed nothing for the listeners")
+	}
+	// Once: a second word about it, or one about a target never known, is no change.
+	changed = f.Changed()
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: json.RawMessage(`{"targetId":"A"}`)})
+	f.HandleEvent(Message{Method: "Target.targetDestroyed", Params: json.RawMessage(`{"targetId":"Z"}`)})
+	select {
+	case <-changed:
+		t.Fatal("a target destroyed twice, or never known, was told as a change")
+	default:
+	}
+}
