@@ -63,9 +63,11 @@ func TestACredentialInTheURLIsRefusedUnsaid(t *testing.T) {
 }
 
 // standIn answers the session route with status (0: hold the handshake
-// until the client leaves, as a queue does) and /pressure with load.
-func standIn(t *testing.T, status int, load pressure) (url string, left <-chan struct{}) {
+// until the client leaves, as a queue does) and /pressure with load. held
+// says a handshake is being held, left that its client went.
+func standIn(t *testing.T, status int, load pressure) (url string, held, left <-chan struct{}) {
 	t.Helper()
+	holding := make(chan struct{}, 1)
 	gone := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tok" {
@@ -80,11 +82,15 @@ func standIn(t *testing.T, status int, load pressure) (url string, left <-chan s
 			http.Error(w, http.StatusText(status), status)
 			return
 		}
+		select {
+		case holding <- struct{}{}:
+		default: // told once is enough
+		}
 		<-r.Context().Done()
 		gone <- struct{}{}
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL, gone
+	return srv.URL, holding, gone
 }
 
 func connect(t *testing.T, url, token string, ctx context.Context) error {
@@ -98,7 +104,7 @@ func connect(t *testing.T, url, token string, ctx context.Context) error {
 }
 
 func TestAFullServiceIsAtCapacity(t *testing.T) {
-	url, _ := standIn(t, http.StatusTooManyRequests, pressure{Running: 2, Queued: 1, MaxConcurrent: 2, MaxQueued: 1})
+	url, _, _ := standIn(t, http.StatusTooManyRequests, pressure{Running: 2, Queued: 1, MaxConcurrent: 2, MaxQueued: 1})
 	err := connect(t, url, "tok", context.Background())
 	if !errors.Is(err, ErrAtCapacity) || !strings.Contains(err.Error(), "2 of 2 sessions running, 1 of 1 queued") {
 		t.Fatalf("%v", err)
@@ -106,7 +112,7 @@ func TestAFullServiceIsAtCapacity(t *testing.T) {
 }
 
 func TestARefusedTokenNamesTheVariable(t *testing.T) {
-	url, _ := standIn(t, 0, pressure{})
+	url, _, _ := standIn(t, 0, pressure{})
 	err := connect(t, url, "wrong", context.Background())
 	if err == nil || !strings.Contains(err.Error(), "refused the token") || !strings.Contains(err.Error(), TokenEnv) || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("%v", err)
@@ -128,7 +134,7 @@ func TestAServiceThatIsNotThereIsUnreachable(t *testing.T) {
 // A start that runs out of time while the service queues it says so, with
 // the remedy, and leaves: the service sees the connection go.
 func TestAStartThatOutlastsTheQueueGivesUp(t *testing.T) {
-	url, left := standIn(t, 0, pressure{Running: 1, MaxConcurrent: 1, MaxQueued: 1})
+	url, _, left := standIn(t, 0, pressure{Running: 1, MaxConcurrent: 1, MaxQueued: 1})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	err := connect(t, url, "tok", ctx)
@@ -145,7 +151,7 @@ func TestAStartThatOutlastsTheQueueGivesUp(t *testing.T) {
 // A stop cancels a start the service holds in its queue: the dialer heeds
 // only deadlines, so the connection is closed under it.
 func TestAStopEndsAQueuedStart(t *testing.T) {
-	url, left := standIn(t, 0, pressure{Running: 1, MaxConcurrent: 1, MaxQueued: 1})
+	url, held, left := standIn(t, 0, pressure{Running: 1, MaxConcurrent: 1, MaxQueued: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	k := func() *connector {
 		src, err := Source(Config{URL: url, Token: "tok"})
@@ -167,6 +173,14 @@ func TestAStopEndsAQueuedStart(t *testing.T) {
 		}
 		return strings.Contains(k.Waiting(), "queued") // once /pressure said the service is full
 	})
+	// The stop comes once the service holds the session's handshake (a
+	// stop before the connection is made leaves nothing to close: on a
+	// busy machine the test waited for good for a client that never came).
+	select {
+	case <-held:
+	case <-time.After(testutil.Guard):
+		t.Fatal("the session's handshake never reached the service")
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -176,7 +190,11 @@ func TestAStopEndsAQueuedStart(t *testing.T) {
 	case <-time.After(testutil.Guard):
 		t.Fatal("a stop did not end the queued start")
 	}
-	<-left
+	select {
+	case <-left:
+	case <-time.After(testutil.Guard):
+		t.Fatal("the service never saw the queued connection go")
+	}
 	if k.Waiting() != "" {
 		t.Fatalf("still waiting: %q", k.Waiting())
 	}
