@@ -33,6 +33,10 @@ const skip = codeServerSkip();
 
 let tmp, dirs, codeServer, page, browser, url, coordinator, cs;
 const figures = {};
+// Every wait below is a failure guard, not a deadline: each waits for what it
+// names and ends as soon as that is seen. On a busy machine code-server's
+// workbench can take minutes to answer, so one generous guard serves them all.
+const GUARD = 180_000;
 
 function log(...args) {
   console.log(`[vscode ${spec.name}]`, ...args);
@@ -77,13 +81,13 @@ async function offeredCommands() {
 /** Closes the quick input and waits until it is gone (a click right after could land in it). */
 async function closeQuickInput() {
   await page.keyboard.press('Escape');
-  await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: 5_000 });
+  await page.locator('.quick-input-widget').first().waitFor({ state: 'hidden', timeout: GUARD });
 }
 
 /** Picks a row of the quick pick that is open. */
 async function pickRow(text) {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: text }).first();
-  await row.waitFor({ timeout: 15_000 });
+  await row.waitFor({ timeout: GUARD });
   await row.click();
 }
 
@@ -100,7 +104,7 @@ async function notificationButton(text, button) {
   }
   await palette('Notifications: Show Notifications');
   const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-  await item.waitFor({ timeout: 15_000 });
+  await item.waitFor({ timeout: GUARD });
   await item.hover();
   await item.locator('.monaco-button', { hasText: button }).click();
 }
@@ -109,7 +113,7 @@ async function statusText() {
   return (await page.locator(ITEM).innerText()).trim();
 }
 
-async function waitForStatus(re, timeout = 60_000) {
+async function waitForStatus(re, timeout = GUARD) {
   try {
     await page.waitForFunction(
       ([sel, src]) => new RegExp(src).test(document.querySelector(sel)?.textContent ?? ''),
@@ -256,13 +260,13 @@ async function explain(fn) {
 test('the extension activates: its status bar item shows tier and state, quietly', { skip }, () => explain(async () => {
   const t0 = Date.now();
   // A failure guard, not a deadline: on a busy machine code-server's workbench takes longer than Playwright's default 30 s to load.
-  await page.goto(`${url}/?workspace=${encodeURIComponent(path.join(tmp, 'two.code-workspace'))}`, { timeout: 180_000 });
-  await page.locator(ITEM).waitFor({ timeout: 120_000 });
+  await page.goto(`${url}/?workspace=${encodeURIComponent(path.join(tmp, 'two.code-workspace'))}`, { timeout: GUARD });
+  await page.locator(ITEM).waitFor({ timeout: GUARD });
   figures.pageToStatusBarMs = Date.now() - t0;
   assert.match(await waitForStatus(/Tier 1 · off/), /Tier 1 · off/);
   const aria = await page.locator(ITEM).getAttribute('aria-label');
   assert.match(aria, /No coordinator runs for this workspace/, 'the plain text is the accessible label');
-  await waitUntil(() => /ready in \d+ ms/.test(extensionLog()), { timeout: 30_000, what: 'the extension to finish its setup' });
+  await waitUntil(() => /ready in \d+ ms/.test(extensionLog()), { timeout: GUARD, what: 'the extension to finish its setup' });
   const text = extensionLog();
   figures.activateMs = Number(/activated in (\d+) ms/.exec(text)?.[1]);
   figures.readyMs = Number(/ready in (\d+) ms/.exec(text)?.[1]);
@@ -275,23 +279,23 @@ test('a state folder others can write is refused: one notification says how to f
   const problem = `${dirs.state} can be written by other users (mode 777)`;
   assert.match(await page.locator(ITEM).getAttribute('aria-label'), new RegExp(`✖ state folder: ${problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   const toast = page.locator('.notification-toast', { hasText: 'state folder:' });
-  await toast.waitFor({ timeout: 15_000 });
+  await toast.waitFor({ timeout: GUARD });
   assert.match(await toast.innerText(), /chmod 700/);
   const buttons = await toast.locator('.monaco-button').allInnerTexts();
   assert.deepEqual(buttons.map((b) => b.trim()), ['Retry', 'Show Log', "Don't Show Again"]);
   assert.equal(await page.locator('.notification-toast', { hasText: 'state folder:' }).count(), 1, 'one notification');
   fs.chmodSync(dirs.state, 0o700);
   await toast.locator('.monaco-button', { hasText: 'Retry' }).click();
-  await page.locator('.notification-toast', { hasText: 'setup complete' }).waitFor({ timeout: 15_000 });
-  await page.waitForFunction((sel) => !/✖/.test(document.querySelector(sel)?.getAttribute('aria-label') ?? '✖'), ITEM, { timeout: 15_000 });
+  await page.locator('.notification-toast', { hasText: 'setup complete' }).waitFor({ timeout: GUARD });
+  await page.waitForFunction((sel) => !/✖/.test(document.querySelector(sel)?.getAttribute('aria-label') ?? '✖'), ITEM, { timeout: GUARD });
 }));
 
 test('a stale Claude Code entry is detected at start, and repaired to the portable form from the one notification', { skip }, () => explain(async () => {
-  await waitUntil(() => /offerRepair/.test(extensionLog()), { timeout: 30_000, what: 'the stale entry to be found' });
+  await waitUntil(() => /offerRepair/.test(extensionLog()), { timeout: GUARD, what: 'the stale entry to be found' });
   assert.match(extensionLog(), new RegExp(`Claude Code: ${dirs.ws2.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: offerRepair \\("browser-coordinator" in ws2/\\.mcp\\.json: it runs ${staleEntry.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, which does not exist`));
   await notificationButton('ws2/.mcp.json: it runs', 'Repair');
   const file = path.join(dirs.ws2, '.mcp.json');
-  await waitUntil(() => !fs.readFileSync(file, 'utf8').includes(staleEntry), { timeout: 15_000, what: 'the repair' });
+  await waitUntil(() => !fs.readFileSync(file, 'utf8').includes(staleEntry), { timeout: GUARD, what: 'the repair' });
   const text = fs.readFileSync(file, 'utf8');
   assert.ok(text.includes("// the team's servers"), text);
   assert.ok(text.includes('"github": { "command": "gh-mcp" }'), text);
@@ -320,12 +324,12 @@ test('the walkthrough: its steps, the one for Tier 2 saying why it is not availa
   // walkthroughs — it shows the start page, whichever walkthrough is asked
   // for — so the list comes first, as a user would see it.)
   await palette('Welcome: Open Walkthrough...');
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'One browser for your AI agents' }).waitFor({ timeout: 30_000 });
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'One browser for your AI agents' }).waitFor({ timeout: GUARD });
   await page.keyboard.press('Escape');
   await palette('Browser Coordinator: Get Started');
   const walkthrough = page.locator('.gettingStartedContainer');
-  await walkthrough.waitFor({ timeout: 30_000 });
-  await page.locator('.getting-started-step', { hasText: 'Add the servers to Claude Code' }).first().waitFor({ timeout: 30_000 });
+  await walkthrough.waitFor({ timeout: GUARD });
+  await page.locator('.getting-started-step', { hasText: 'Add the servers to Claude Code' }).first().waitFor({ timeout: GUARD });
   const steps = (await page.locator('.getting-started-step .step-title').allInnerTexts()).map((s) => s.trim()).filter(Boolean);
   log(`walkthrough steps: ${steps.join(' | ')}`);
   for (const s of ['Add the servers to Claude Code', "Use them in VS Code's agent", "VS Code's own browser (Tier 2) is not available here", 'Watch and control the browser']) {
@@ -346,7 +350,7 @@ test('the status bar follows a coordinator live; its tooltip\'s links and its me
   // The Markdown tooltip: details, and Launch as a link.
   await page.locator(ITEM).hover();
   const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Tier 1, a browser the coordinator launches' }).last();
-  await hover.waitFor({ timeout: 15_000 });
+  await hover.waitFor({ timeout: GUARD });
   const links = await hover.locator('a').allInnerTexts();
   assert.ok(links.includes('Launch') && !links.includes('Stop'), `links: ${links.join(' | ')}`);
   await shot('tooltip');
@@ -385,20 +389,20 @@ test('"Add to Claude Code…" writes only in the folder and the place chosen: th
   await palette('Browser Coordinator: Add to Claude Code…');
   await pickRow(dirs.ws);
   await pickRow('For the team');
-  await waitUntil(() => fs.readFileSync(mcpJson, 'utf8').includes('browser-coordinator'), { timeout: 30_000, what: 'ws/.mcp.json to be written' });
+  await waitUntil(() => fs.readFileSync(mcpJson, 'utf8').includes('browser-coordinator'), { timeout: GUARD, what: 'ws/.mcp.json to be written' });
   const team = fs.readFileSync(mcpJson, 'utf8');
   assert.ok(team.includes("// the team's servers") && team.includes('"linear": { "command": "linear-mcp" }'), team);
   assert.match(team, /"browser": \{\s*"command": "npx",\s*"args": \[\s*"-y",\s*"browser-coordinator",\s*"wrap",\s*"--",/s, 'the custom child behind wrap, portable');
   assert.ok(!team.includes(dirs.extension), 'no path of this machine');
   assert.equal(fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8'), ws2Before, 'the other folder\'s file is untouched');
   assert.equal(fs.existsSync(claudeJson), false, 'nothing in Claude Code\'s own file');
-  await page.locator('.notifications-toasts', { hasText: 'added' }).first().waitFor({ timeout: 15_000 });
+  await page.locator('.notifications-toasts', { hasText: 'added' }).first().waitFor({ timeout: GUARD });
 
   // Only for me, in ws2: Claude Code's local scope, the bundled sidecar by path; ws2/.mcp.json untouched.
   await palette('Browser Coordinator: Add to Claude Code…');
   await pickRow(dirs.ws2);
   await pickRow('Only for me');
-  await waitUntil(() => fs.existsSync(claudeJson), { timeout: 30_000, what: '~/.claude.json to be written' });
+  await waitUntil(() => fs.existsSync(claudeJson), { timeout: GUARD, what: '~/.claude.json to be written' });
   const local = JSON.parse(fs.readFileSync(claudeJson, 'utf8'));
   const bundled = path.join(dirs.extension, 'bin', TARGET, 'browser-coordinator');
   assert.deepEqual(Object.keys(local.projects), [dirs.ws2], 'only the folder chosen');
@@ -411,18 +415,18 @@ test('"Add to Claude Code…" writes only in the folder and the place chosen: th
   await palette('Browser Coordinator: Remove from Claude Code…');
   await pickRow(dirs.ws2);
   await waitUntil(() => !JSON.parse(fs.readFileSync(claudeJson, 'utf8')).projects[dirs.ws2].mcpServers['browser-coordinator'] &&
-    !fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8').includes('browser-coordinator'), { timeout: 15_000, what: 'the entries to go from both places' });
+    !fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8').includes('browser-coordinator'), { timeout: GUARD, what: 'the entries to go from both places' });
   const ws2After = fs.readFileSync(path.join(dirs.ws2, '.mcp.json'), 'utf8');
   assert.ok(!ws2After.includes('browser-coordinator') && ws2After.includes('"github"'), ws2After);
   assert.ok(fs.readFileSync(mcpJson, 'utf8').includes('browser-coordinator'), 'ws keeps its entries');
-  await waitUntil(() => /Claude Code: removed /.test(extensionLog()), { timeout: 15_000, what: 'the removal in the log' });
+  await waitUntil(() => /Claude Code: removed /.test(extensionLog()), { timeout: GUARD, what: 'the removal in the log' });
 }));
 
 test('"Use Your Own Browser: Register the Native Host…" registers the bundled sidecar for the browser picked', { skip }, () => explain(async () => {
   await palette('Browser Coordinator: Use Your Own Browser: Register the Native Host…');
   await pickRow('Chromium');
   const manifest = path.join(dirs.home, '.config', 'chromium', 'NativeMessagingHosts', 'com.browser_coordinator.native_host.json');
-  await page.locator('.notification-toast', { hasText: 'registered the native host for chromium' }).waitFor({ timeout: 30_000 });
+  await page.locator('.notification-toast', { hasText: 'registered the native host for chromium' }).waitFor({ timeout: GUARD });
   const m = JSON.parse(fs.readFileSync(manifest, 'utf8'));
   assert.equal(m.path, path.join(dirs.extension, 'bin', TARGET, 'browser-coordinator'), 'the host is the bundled sidecar');
   assert.deepEqual(m.allowed_origins, ['chrome-extension://ccgooljpoihlpcjlebchdcobkpcdkffa/']);
@@ -444,10 +448,10 @@ test('the log has the sidecar resolution chain, and VS Code\'s MCP API was found
   await palette('View: Close All Editors');
   await palette('Browser Coordinator: Show Log');
   const filter = page.locator('.part.panel .viewpane-filter input >> visible=true').first();
-  await filter.waitFor({ timeout: 15_000 });
+  await filter.waitFor({ timeout: GUARD });
   await filter.fill('sidecar:');
   // Monaco renders spaces as no-break spaces.
-  await page.waitForFunction(() => /bundled:\s+using/.test(document.querySelector('.part.panel .view-lines')?.textContent ?? ''), null, { timeout: 15_000 });
+  await page.waitForFunction(() => /bundled:\s+using/.test(document.querySelector('.part.panel .view-lines')?.textContent ?? ''), null, { timeout: GUARD });
   // Monaco renders spaces as no-break spaces; newer versions wrap long lines.
   const shown = (await page.locator('.part.panel .view-lines').innerText()).replace(/[\s\u00a0]+/g, ' ');
   assert.match(shown, /setting: browserCoordinator\.sidecarPath is not set/);
@@ -459,7 +463,7 @@ test('the log has the sidecar resolution chain, and VS Code\'s MCP API was found
 test('VS Code\'s MCP list has both servers; started from there, the coordinator serves the first folder and wrap finds it', { skip }, () => explain(async () => {
   await palette('MCP: List Servers');
   const row = (name) => page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-  await row('Browser Coordinator').waitFor({ timeout: 30_000 });
+  await row('Browser Coordinator').waitFor({ timeout: GUARD });
   const rows = await page.locator('.quick-input-list .monaco-list-row').allInnerTexts();
   assert.ok(rows.some((r) => r.startsWith('Browser Coordinator')), rows.join(' | '));
   assert.ok(rows.some((r) => /Browser MCP \(node\) \(via Browser Coordinator\)/.test(r)), rows.join(' | '));
@@ -476,7 +480,7 @@ test('VS Code\'s MCP list has both servers; started from there, the coordinator 
   await row('Browser MCP (node)').click();
   await row('Start Server').click();
   await waitUntil(() => processesWith(`--cdp-endpoint http://127.0.0.1:${state.proxyPort}`).some((p) => p.cmdline.includes('cli.js')), {
-    timeout: 60_000,
+    timeout: GUARD,
     what: 'Playwright MCP with the coordinator\'s endpoint',
   });
   let shown = '';

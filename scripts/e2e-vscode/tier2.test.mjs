@@ -26,6 +26,10 @@ const skip = codeServerSkip();
 
 let tmp, codeServer, standIn, cdpPort, pages, workbench, playwright, contentURL;
 const log = (...a) => console.log('[tier2]', ...a);
+// Every wait below is a failure guard, not a deadline: each waits for what it
+// names and ends as soon as that is seen. On a busy machine code-server's
+// workbench can take minutes to answer, so one generous guard serves them all.
+const GUARD = 180_000;
 
 before(async () => {
   if (skip) return;
@@ -53,11 +57,12 @@ before(async () => {
   playwright = await chromium.connectOverCDP(`http://127.0.0.1:${cdpPort}`);
   workbench = playwright.contexts()[0].pages()[0];
   // A failure guard, not a deadline: on a busy machine code-server's workbench takes longer than Playwright's default 30 s to load.
-  await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`, { timeout: 180_000 });
-  await workbench.locator('.monaco-workbench .part.editor').waitFor({ timeout: 90_000 });
+  await workbench.goto(`${csURL}/?folder=${encodeURIComponent(path.join(tmp, 'ws'))}`, { timeout: GUARD });
+  await workbench.locator('.monaco-workbench .part.editor').waitFor({ timeout: GUARD });
   // The palette lists the commands known when it opens: the built-in Simple
-  // Browser registers its command once the extension host is up.
-  for (let attempt = 0; ; attempt++) {
+  // Browser registers its command once the extension host is up. Each look is
+  // short (the palette is reopened to see a newer list); the guard is GUARD.
+  for (const until = Date.now() + GUARD; ;) {
     await workbench.locator('.part.editor').click({ position: { x: 200, y: 200 } });
     await workbench.keyboard.press('Control+Shift+P');
     try {
@@ -66,18 +71,18 @@ before(async () => {
       await workbench.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'Simple Browser: Show' }).waitFor({ timeout: 3000 });
       break;
     } catch (err) {
-      if (attempt > 20) throw err;
+      if (Date.now() > until) throw err;
       await workbench.keyboard.press('Escape');
     }
   }
   await workbench.keyboard.press('Enter');
-  await workbench.waitForFunction(() => !document.querySelector('.quick-input-widget input')?.value.startsWith('>'));
+  await workbench.waitForFunction(() => !document.querySelector('.quick-input-widget input')?.value.startsWith('>'), null, { timeout: GUARD });
   await workbench.keyboard.type(contentURL);
   await workbench.keyboard.press('Enter');
   await waitUntil(async () => {
     const list = await (await fetch(`http://127.0.0.1:${cdpPort}/json/list`)).json();
     return list.some((t) => t.type === 'iframe' && t.url.startsWith(contentURL));
-  }, { timeout: 30_000, what: 'the Simple Browser\'s page to be its own iframe target' });
+  }, { timeout: GUARD, what: 'the Simple Browser\'s page to be its own iframe target' });
   log(`code-server ${cs.version} (VS Code ${cs.vscode}) at ${csURL}, Simple Browser on ${contentURL}, VS Code's CDP port ${cdpPort}`);
 });
 
