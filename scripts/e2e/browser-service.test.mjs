@@ -5,16 +5,26 @@
 // answers: no session before the first need, one session per coordinator
 // whatever its clients, a new one on restart, none after stop and exit;
 // its limits (two sessions, one queued) said plainly to a third and a
-// fourth coordinator; the service killed and brought back.
+// fourth coordinator; the service killed and brought back; --isolated on
+// the service: many agents in the one session, each in a browser context
+// of its own (checked on the page server and on the session's browser).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
 import { startCoordinator, startWrapped, call, coordinatorDirs } from '../lib/mcp.mjs';
-import { startPageServer } from '../lib/pageserver.mjs';
-import { startBrowserless } from '../lib/browserless.mjs';
+import { startPageServer, listen } from '../lib/pageserver.mjs';
+import { startHTTPCoordinator, connectHTTP } from '../lib/httpmcp.mjs';
+import { cdp } from '../lib/cdpclient.mjs';
+import { binaryPath } from '../lib/paths.mjs';
+import { startBrowserless, getJSON } from '../lib/browserless.mjs';
 import { waitUntil } from '../lib/procs.mjs';
+import { readStates } from '../lib/statefiles.mjs';
 
 const TOKEN = 'bc-test-token-7f3a';
 const guard = { timeout: 120_000 };
@@ -192,4 +202,134 @@ test('the service killed and brought back: the coordinator says it is unreachabl
   await sessionsBecome(svc, 1, 'the launch');
   const first = (await call(coord.client, 'coordinator_list_tabs')).structuredContent.tabs;
   assert.deepEqual(first.map((tab) => tab.url), [`${pages.url}/third`], 'the first page, in place of the blank one');
+});
+
+// A site that names its visitor: /set?who=X sets an HttpOnly cookie naming
+// X (only the browser context that got it sends it back); every request is
+// recorded with the Cookie header it carried.
+async function cookieSite() {
+  const seen = [];
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    if (u.pathname === '/favicon.ico') return res.writeHead(204).end();
+    const who = u.searchParams.get('who') ?? '';
+    seen.push({ who, cookie: req.headers.cookie ?? '' });
+    const headers = { 'content-type': 'text/html; charset=utf-8' };
+    if (u.pathname === '/set') headers['set-cookie'] = `agent=${who}; HttpOnly; Path=/; SameSite=Lax`;
+    res.writeHead(200, headers).end(`<!doctype html><title>${who} ${u.pathname}</title><h1>${who}</h1>`);
+  });
+  const s = await listen(server, '127.0.0.1');
+  cleanups.push(s.close);
+  return {
+    page: (who, p = '/page') => `${s.url}${p}?who=${encodeURIComponent(who)}`,
+    /** The Cookie headers of the requests that named who. */
+    cookies: (who) => seen.filter((r) => r.who === who).map((r) => r.cookie),
+  };
+}
+
+test('isolated on the service: three agents (two MCP sessions, a CDP client) share its one session, each in a context of its own (tabs and cookies), disposed when it leaves; stop releases the session', async (t) => {
+  const svc = await service({ concurrent: 3 });
+  const site = await cookieSite();
+  const dirs = coordinatorDirs(work, 'iso');
+  const env = { BROWSER_COORDINATOR_STATE_DIR: dirs.stateDir };
+  const hc = await startHTTPCoordinator({ ...dirs, args: ['--isolated', '--browser-service', svc.url], env: { BROWSERLESS_TOKEN: svc.token } });
+  cleanups.push(() => hc.stop());
+  const session = async () => {
+    const conn = await connectHTTP(hc, 'streamable');
+    cleanups.push(conn.close);
+    const { agent } = (await call(conn.client, 'coordinator_status')).structuredContent;
+    assert.ok(agent?.cdpEndpoint, 'an isolated session is shown its own endpoint');
+    return { ...conn, agent };
+  };
+  const a = await session();
+  const b = await session();
+  assert.equal((await svc.sessions()).length, 0, 'two agents that need nothing yet open no session');
+
+  // A, through its MCP tools: the site gives it a cookie.
+  const began = Date.now();
+  await call(a.client, 'coordinator_open_tab', { url: site.page('A', '/set') });
+  const firstPage = Date.now() - began;
+  t.diagnostic(`A's first page through the service (a session started for it, and A's context): ${firstPage} ms, load ${os.loadavg()[0].toFixed(1)}`);
+  const aTab = (await call(a.client, 'coordinator_open_tab', { url: site.page('A') })).structuredContent;
+  assert.deepEqual(site.cookies('A'), ['', 'agent=A'], "A's second request carries its cookie (the control), as the server saw it");
+
+  // B, with Playwright on its agent's endpoint, on the same site.
+  const bBegan = Date.now();
+  const pw = await chromium.connectOverCDP(b.agent.cdpEndpoint);
+  t.after(() => pw.close());
+  const pb = await pw.contexts()[0].newPage();
+  await pb.goto(site.page('B'));
+  t.diagnostic(`B's first page, in the running session (a context made for it): ${Date.now() - bBegan} ms, load ${os.loadavg()[0].toFixed(1)}`);
+  await pb.goto(site.page('B', '/set'));
+  await pb.goto(site.page('B', '/again'));
+  assert.equal(await pb.title(), 'B /again');
+  assert.deepEqual(site.cookies('B'), ['', '', 'agent=B'], "B's requests never carried A's cookie, and its own once it had it");
+
+  // C, a raw CDP client on the coordinator's own endpoint: an agent of its own for as long as it is connected.
+  const [st] = readStates(dirs.stateDir);
+  const version = await (await fetch(`${st.cdpEndpoint}/json/version`)).json();
+  const raw = await cdp(version.webSocketDebuggerUrl);
+  cleanups.push(() => raw.close());
+  const cTarget = (await raw.call('Target.createTarget', { url: site.page('C', '/set') })).result?.targetId;
+  assert.ok(cTarget, "C's tab was made");
+  await waitUntil(() => site.cookies('C').length > 0, { ...guard, what: "C's page to reach the server" });
+  assert.deepEqual(site.cookies('C'), [''], "C's request carried neither A's nor B's cookie");
+
+  // The service runs one session for the coordinator and its three agents.
+  const sessions = await svc.sessions();
+  assert.equal(sessions.length, 1, `one session on the service for the coordinator, not one per agent: ${JSON.stringify(sessions)}`);
+  t.diagnostic(`sessions on the service with three isolated agents: ${sessions.length}`);
+
+  // The session's browser, watched through the service on a connection of
+  // the test's own: each agent's pages in a context of its own.
+  const listed = (await getJSON(`${svc.url}/sessions`, svc.token)).body;
+  const endpoint = listed.find((x) => x.type === 'page')?.browserWSEndpoint;
+  assert.ok(endpoint, `the service lists the session's pages: ${JSON.stringify(listed)}`);
+  const watch = await cdp(`${endpoint}?token=${svc.token}`);
+  const targets = async () => (await watch.call('Target.getTargets')).result.targetInfos.filter((x) => x.type === 'page');
+  const contexts = async () => (await watch.call('Target.getBrowserContexts')).result.browserContextIds;
+  const pages = await targets();
+  const contextOf = (who) => [...new Set(pages.filter((x) => new URL(x.url).searchParams.get('who') === who).map((x) => x.browserContextId))];
+  const [ca, cb, cc] = [contextOf('A'), contextOf('B'), contextOf('C')];
+  for (const [who, c] of [['A', ca], ['B', cb], ['C', cc]]) assert.equal(c.length, 1, `${who}'s pages are in one context: ${JSON.stringify(pages)}`);
+  assert.equal(new Set([ca[0], cb[0], cc[0]]).size, 3, 'A, B and C work in three contexts');
+  const made = await contexts(); // the contexts made on the browser: not its default one
+  assert.ok([ca, cb, cc].every(([c]) => made.includes(c)), `none works in the browser's default context: ${JSON.stringify({ made, ca, cb, cc })}`);
+  const cookiesIn = async (ctx) => (await watch.call('Storage.getCookies', { browserContextId: ctx })).result.cookies.map((c) => `${c.name}=${c.value}`);
+  assert.deepEqual(await cookiesIn(ca[0]), ['agent=A'], "A's cookie jar, on the browser");
+  assert.deepEqual(await cookiesIn(cb[0]), ['agent=B'], "B's cookie jar, on the browser");
+  assert.deepEqual(await cookiesIn(cc[0]), ['agent=C'], "C's cookie jar, on the browser");
+
+  // Tabs: each agent sees its own only.
+  const tabURLs = async (conn) => (await call(conn.client, 'coordinator_list_tabs')).structuredContent.tabs.map((x) => x.url);
+  assert.deepEqual((await tabURLs(a)).sort(), [site.page('A', '/set'), site.page('A')].sort());
+  assert.deepEqual(await tabURLs(b), [site.page('B', '/again')]);
+  assert.deepEqual(pw.contexts().flatMap((c) => c.pages()).map((p) => p.url()), [site.page('B', '/again')], 'Playwright on B\'s endpoint sees B\'s page only');
+  const refused = await call(b.client, 'coordinator_close_tab', { tabId: aTab.id }, { allowError: true });
+  assert.ok(refused.isError, `B cannot close A's tab: ${refused.text}`);
+  assert.ok((await targets()).some((x) => x.targetId === aTab.id), "A's tab is still open on the browser");
+
+  // A and C leave (A's MCP session ends, C's connection closes): their
+  // contexts are disposed on the browser; B's stays, and so does the session.
+  await a.transport.terminateSession();
+  raw.close();
+  for (const [who, [c]] of [['A', ca], ['C', cc]]) {
+    await waitUntil(async () => !(await contexts()).includes(c) && !(await targets()).some((x) => x.browserContextId === c),
+      { ...guard, what: `${who}'s context to be disposed on the service's browser` });
+  }
+  assert.ok((await contexts()).includes(cb[0]), "B's context is still there");
+  assert.equal(await pb.title(), 'B /again', "B's page works on");
+  assert.equal((await svc.sessions()).length, 1);
+
+  // The coordinator's stop (the control API, as `browser-coordinator stop`) releases the session.
+  watch.close();
+  await pw.close();
+  await promisify(execFile)(binaryPath(), ['stop'], { cwd: dirs.cwd, env: { ...process.env, ...env }, timeout: guard.timeout });
+  await sessionsBecome(svc, 0, 'the stop');
+  t.diagnostic('sessions on the service after stop: 0');
+  // The next need opens one again; the coordinator's exit releases it.
+  await call(b.client, 'coordinator_open_tab', { url: site.page('B', '/after') });
+  await sessionsBecome(svc, 1, "B's need after the stop");
+  await hc.stop();
+  await sessionsBecome(svc, 0, "the coordinator's exit");
 });

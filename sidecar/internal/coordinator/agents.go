@@ -220,11 +220,12 @@ func (a *Agent) known(b *run) *cdp.AgentContexts {
 }
 
 // isolates: the backend can give agents contexts of their own — a
-// launched browser, or one attached to (if it allows contexts: creating
-// one says). VS Code's browser view is one page; the everyday browser
-// shows tabs, not contexts.
+// launched browser, a service's session (one browser for every agent of
+// the coordinator: its contexts cost the fleet nothing more), or one
+// attached to (if it allows contexts: creating one says). VS Code's
+// browser view is one page; the everyday browser shows tabs, not contexts.
 func (b *run) isolates() bool {
-	return b.kind == state.BackendTier1 || b.kind == state.BackendAttach
+	return b.kind == state.BackendTier1 || b.kind == state.BackendService || b.kind == state.BackendAttach
 }
 
 func errCannotIsolate(b *run) error {
