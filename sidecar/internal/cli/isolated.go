@@ -32,9 +32,10 @@ import (
 // find each other's tabs and cookies. Playwright MCP itself, serving HTTP,
 // gives each client a context of its own unless --shared-browser-context.
 // Off for a browser the coordinator does not launch (--cdp-endpoint and
-// --browser-service: it may not allow contexts, and a fleet may bill them;
-// --isolated asks for them there, and on a service puts every agent's
-// context in the coordinator's one session; --browser everyday; VS Code's view), and for a
+// --browser-service: a browser or a service may not allow contexts; --isolated
+// asks for them there, and on a service puts every agent's context in the
+// coordinator's one session, which Browserless allows and counts as one;
+// --browser everyday; VS Code's view), and for a
 // persistent --user-data-dir, whose logins live in the profile's own
 // context, which isolated contexts do not see. --isolated=false shares.
 
