@@ -175,27 +175,29 @@ func quoteByte(c byte) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-func (s *scanner) enter() error {
+// open enters the object or array whose opening byte s is at; empty: it
+// ended at once (its end was read), as next says for the last member.
+func (s *scanner) open(end byte) (empty bool, err error) {
 	if s.depth++; s.depth > maxDepth {
-		return s.fail(fmt.Sprintf("nested deeper than %d", maxDepth))
+		return false, s.fail(fmt.Sprintf("nested deeper than %d", maxDepth))
 	}
-	return nil
+	s.i++ // { or [
+	s.space()
+	if s.i < len(s.data) && s.data[s.i] == end {
+		s.i++
+		s.depth--
+		return true, nil
+	}
+	return false, nil
 }
 
 // object reads an object, refusing a key it has seen in it already; a
 // command's (top) members are set in cmd.
 func (s *scanner) object(top bool, cmd *command) error {
-	if err := s.enter(); err != nil {
+	if empty, err := s.open('}'); empty || err != nil {
 		return err
 	}
-	s.i++ // {
 	var keys keySet
-	s.space()
-	if s.i < len(s.data) && s.data[s.i] == '}' {
-		s.i++
-		s.depth--
-		return nil
-	}
 	for {
 		s.space()
 		if s.i == len(s.data) || s.data[s.i] != '"' {
@@ -229,15 +231,8 @@ func (s *scanner) object(top bool, cmd *command) error {
 }
 
 func (s *scanner) array() error {
-	if err := s.enter(); err != nil {
+	if empty, err := s.open(']'); empty || err != nil {
 		return err
-	}
-	s.i++ // [
-	s.space()
-	if s.i < len(s.data) && s.data[s.i] == ']' {
-		s.i++
-		s.depth--
-		return nil
 	}
 	for {
 		if _, err := s.value(); err != nil {

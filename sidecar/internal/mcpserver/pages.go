@@ -132,18 +132,23 @@ func (p *pageSurface) start() {
 		return
 	}
 	p.refresh() // what is listed at start: no notification
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		for {
-			select {
-			case <-p.tr.Changed():
-				p.refresh()
-			case <-p.ctx.Done():
+	p.wg.Go(func() { follow(p.ctx, p.tr.Changed(), p.refresh) })
+}
+
+// follow calls fn each time ch brings something, until ctx ends or ch is
+// closed: how the surfaces keep up with the tracker and the coordinator.
+func follow[T any](ctx context.Context, ch <-chan T, fn func()) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
 				return
 			}
+			fn()
+		case <-ctx.Done():
+			return
 		}
-	}()
+	}
 }
 
 // close stops following and the tracker (its engines and goroutine).

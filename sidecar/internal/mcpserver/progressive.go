@@ -49,22 +49,10 @@ type progressive struct {
 func (pr *progressive) start() {
 	pr.ctx, pr.cancel = context.WithCancel(context.Background())
 	events, unsub := pr.c.Subscribe()
-	pr.wg.Add(1)
-	go func() {
-		defer pr.wg.Done()
+	pr.wg.Go(func() {
 		defer unsub()
-		for {
-			select {
-			case _, ok := <-events:
-				if !ok {
-					return
-				}
-				pr.onEvent()
-			case <-pr.ctx.Done():
-				return
-			}
-		}
-	}()
+		follow(pr.ctx, events, pr.onEvent)
+	})
 }
 
 func (pr *progressive) stop() {
@@ -430,15 +418,27 @@ func (pr *progressive) reuseBlank(ctx context.Context, u string, focus bool) (st
 	return id, nil
 }
 
-func (pr *progressive) focusTab(ctx context.Context, a seedFocusArgs) (seedFocused, string, error) {
-	if err := pr.st.ready("focus_tab"); err != nil {
-		return seedFocused{}, "", err
+// named is the tab a tool's tabId names among the tabs open now, or with
+// none the focused tab; first of all, a browser must be connected.
+func (pr *progressive) named(ctx context.Context, tool string, tabID *float64) (string, error) {
+	if err := pr.st.ready(tool); err != nil {
+		return "", err
 	}
 	tabs, err := pr.recount(ctx)
 	if err != nil {
-		return seedFocused{}, "", err
+		return "", err
 	}
-	id, err := pr.st.target("focus_tab", a.TabID, tabs)
+	if tabID != nil {
+		return pr.st.target(tool, *tabID, tabs)
+	}
+	if id := pr.p.tr.Snapshot().TabID; id != "" {
+		return id, nil
+	}
+	return "", errors.New(tool + ": no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")
+}
+
+func (pr *progressive) focusTab(ctx context.Context, a seedFocusArgs) (seedFocused, string, error) {
+	id, err := pr.named(ctx, "focus_tab", &a.TabID)
 	if err != nil {
 		return seedFocused{}, "", err
 	}
@@ -459,20 +459,9 @@ func (pr *progressive) focusTab(ctx context.Context, a seedFocusArgs) (seedFocus
 }
 
 func (pr *progressive) closeTab(ctx context.Context, a seedCloseArgs) (seedClosed, string, error) {
-	if err := pr.st.ready("close_tab"); err != nil {
-		return seedClosed{}, "", err
-	}
-	tabs, err := pr.recount(ctx)
+	id, err := pr.named(ctx, "close_tab", a.TabID)
 	if err != nil {
 		return seedClosed{}, "", err
-	}
-	var id string
-	if a.TabID != nil {
-		if id, err = pr.st.target("close_tab", *a.TabID, tabs); err != nil {
-			return seedClosed{}, "", err
-		}
-	} else if id = pr.p.tr.Snapshot().TabID; id == "" {
-		return seedClosed{}, "", errors.New("close_tab: no tab is focused; pass tabId (list_tabs shows the open tabs and their ids)")
 	}
 	done := pr.p.tr.Closing(ctx, id)
 	err = pr.tabs.CloseTab(ctx, id)
