@@ -326,6 +326,8 @@ func (u usage) report(b *testing.B) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &now)
 	n := float64(b.N)
 	cpu := time.Duration(now.Utime.Nano() + now.Stime.Nano() - u.Utime.Nano() - u.Stime.Nano())
+	sys := time.Duration(now.Stime.Nano() - u.Stime.Nano())
 	b.ReportMetric(float64(cpu.Nanoseconds())/1e3/n, "cpu-µs/op")
+	b.ReportMetric(float64(sys.Nanoseconds())/1e3/n, "sys-µs/op") // of cpu, in the kernel
 	b.ReportMetric(float64(now.Nvcsw+now.Nivcsw-u.Nvcsw-u.Nivcsw)/n, "ctxsw/op")
 }
