@@ -3,15 +3,20 @@ package cdpproxy
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 )
 
 // The proxy's hot path, measured without a browser's own time or a
@@ -178,12 +183,14 @@ func benchRoundTrip(b *testing.B, answer string, wantLen int) {
 	b.SetBytes(int64(wantLen))
 	b.ReportAllocs()
 	b.ResetTimer()
+	u := startUsage()
 	for i := 0; i < b.N; i++ {
 		if err := c.call(cmd); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
+	u.report(b)
 	if len(c.in) != wantLen {
 		b.Fatalf("the answer has %d bytes, want %d: %.200s", len(c.in), wantLen, c.in)
 	}
@@ -198,5 +205,106 @@ func BenchmarkRoundTrip(b *testing.B) {
 	shot := `"result":{"data":"` + strings.Repeat("iVBORw0K", 15<<20/8) + `"}`
 	b.Run("screenshot", func(b *testing.B) {
 		benchRoundTrip(b, shot, len(`{"id":1,`)+len(shot)+1)
+	})
+}
+
+// BenchmarkChromiumRoundTrip is npm run bench's CDP round trip in Go, on
+// real Chromiums with the same command line: through the proxy to one on
+// its pipe ("proxy"), and straight to one on a debugging port ("direct":
+// what a client of a port-launched browser gets). "pipe" is the proxy's
+// browser reached from inside this process, on the same connection and
+// route the proxy uses, without the client's WebSocket hop: proxy − pipe
+// is that hop, direct − pipe what Chromium's own WebSocket costs over its
+// pipe. "alternate" runs the three in turn, so that all see the same
+// machine, and reports their medians and the proxy's ratio to direct; on
+// a loaded machine read that, and the counts each road reports (CPU time
+// and context switches of this process a round trip), not ns/op:
+//
+//	go test -run '^$' -bench ChromiumRoundTrip -benchtime 2000x ./sidecar/internal/cdpproxy/
+func BenchmarkChromiumRoundTrip(b *testing.B) {
+	pipe, port := testbrowser.OnPipe(b), testbrowser.Launch(b, "")
+	p, err := Listen(Config{Resolver: static(backendOf(pipe)), Secret: secret})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	page := func(c *cdp.Conn) string {
+		res, err := c.Call(context.Background(), "", "Target.createTarget", map[string]string{"url": "about:blank"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var t struct{ TargetID string }
+		if err := json.Unmarshal(res, &t); err != nil || t.TargetID == "" {
+			b.Fatalf("Target.createTarget: %s %v", res, err)
+		}
+		return t.TargetID
+	}
+	proxied := dialBench(b, fmt.Sprintf("ws://127.0.0.1:%d/%s/devtools/page/%s", p.Port(), secret, page(pipe.Conn)))
+	direct := dialBench(b, fmt.Sprintf("ws://%s/devtools/page/%s", port.Addr(), page(port.Conn)))
+	answers := make(chan []byte, 1)
+	inProcess, err := pipe.Conn.Open(context.Background(), cdp.PeerOptions{Mode: cdp.Page, Target: page(pipe.Conn), Deliver: func(m []byte) error {
+		answers <- m
+		return nil
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(inProcess.Close)
+	cmd := []byte(`{"id":1,"method":"Runtime.evaluate","params":{"expression":"1+1"}}`)
+	const want = `{"id":1,"result":{"result":{"type":"number","value":2,"description":"2"}}}`
+	roads := []struct {
+		name string
+		call func() ([]byte, error)
+	}{
+		{"proxy", func() ([]byte, error) { err := proxied.call(cmd); return proxied.in, err }},
+		{"direct", func() ([]byte, error) { err := direct.call(cmd); return direct.in, err }},
+		{"pipe", func() ([]byte, error) {
+			if err := inProcess.Send(context.Background(), cmd); err != nil {
+				return nil, err
+			}
+			return <-answers, nil
+		}},
+	}
+	roundTrip := func(b *testing.B, k int) time.Duration {
+		t := time.Now()
+		_, err := roads[k].call()
+		d := time.Since(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return d
+	}
+	for k := range roads { // warm up each, and check its answer
+		for range 200 {
+			roundTrip(b, k)
+		}
+		if got, err := roads[k].call(); err != nil || string(got) != want {
+			b.Fatalf("%s: answer %q (%v), want %q", roads[k].name, got, err, want)
+		}
+	}
+	for k, road := range roads {
+		b.Run(road.name, func(b *testing.B) {
+			u := startUsage()
+			for b.Loop() {
+				roundTrip(b, k)
+			}
+			u.report(b)
+		})
+	}
+	b.Run("alternate", func(b *testing.B) {
+		took := make([][]time.Duration, len(roads))
+		for i := 0; b.Loop(); i++ {
+			for k := range roads {
+				j := (i + k) % len(roads)
+				took[j] = append(took[j], roundTrip(b, j))
+			}
+		}
+		median := make([]float64, len(roads))
+		for k, d := range took {
+			slices.Sort(d)
+			median[k] = float64(d[len(d)/2].Nanoseconds()) / 1e3
+			b.ReportMetric(median[k], roads[k].name+"-µs")
+		}
+		b.ReportMetric(median[0]/median[1], "ratio")
 	})
 }
