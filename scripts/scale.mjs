@@ -26,7 +26,21 @@
 // to each. Linux only (/proc). Progress goes to stderr, the tables to stdout.
 //
 //   npm run scale [-- --agents 1,5,20] [--setups isolated] [--browser-flags '--js-flags=...']
+//
+// With --cycles N it measures instead what agents leave behind: one isolated
+// coordinator, N cycles of K agents (--agents K) that come, do their work and
+// leave; after each cycle, once the browser says their contexts are gone,
+// the browser process's memory (/proc/PID/smaps_rollup: RSS, its anonymous
+// part, PSS) and the browser's own counts (Target.getTargets,
+// Target.getBrowserContexts, SystemInfo.getProcessInfo), read on a
+// debugging port of its own beside the coordinator's pipe; at the end, the
+// same after Memory.simulatePressureNotification (critical). Memory that
+// grows with every cycle is a leak; memory that stays flat after the first
+// cycles is the allocator's.
+//
+//   npm run scale -- --cycles 12 --agents 3
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureNpmDeps, findBrowser, installAdvice } from './lib/setup.mjs';
@@ -54,6 +68,7 @@ const arg = (name, def) => {
   return i > 0 ? process.argv[i + 1] : def;
 };
 const counts = arg('agents', '1,5,20').split(',').map(Number);
+const cycles = Number(arg('cycles', 0));
 const progress = (m) => process.stderr.write(`${m}\n`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-scale-'));
@@ -62,12 +77,27 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'bc-scale-'));
 const setups = arg('setups', 'own browsers,isolated').split(',');
 const browserFlags = arg('browser-flags', '');
 const coordArgs = [];
-if (browserFlags) {
+// --cycles: a debugging port of the browser's own, for an observer that
+// sees the whole browser (the coordinator's clients see their contexts only).
+const observerPort = cycles ? await freePort() : 0;
+if (browserFlags || observerPort) {
   const wrapper = path.join(work, 'browser');
-  fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findBrowser())} "$@" ${browserFlags}\n`, { mode: 0o755 });
+  const extra = `${browserFlags}${observerPort ? ` --remote-debugging-port=${observerPort}` : ''}`;
+  fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(findBrowser())} "$@" ${extra}\n`, { mode: 0o755 });
   coordArgs.push('--browser-path', wrapper);
 }
 const site = await startCorpusServer();
+
+/** A loopback port free now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
 const app = `${site.url}/todomvc/examples/react/index.html`;
 
 /** The pids of pid and its descendants. */
@@ -208,6 +238,85 @@ async function isolated(n) {
   } finally {
     await hc.stop();
   }
+}
+
+/** The browser process's memory in MB: RSS, its anonymous part, PSS. */
+function rollup(pid) {
+  const t = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const mb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(t)[1]) / 1024;
+  return { rss: mb('Rss'), anon: mb('Anonymous'), pss: mb('Pss') };
+}
+
+/** --cycles: N cycles of K agents on one isolated coordinator, and what each cycle left. */
+async function leftBehind(n, k) {
+  const stateDir = path.join(work, 'cycles');
+  const hc = await startHTTPCoordinator({ stateDir, cwd: work, args: ['--isolated', ...coordArgs] });
+  let obs;
+  try {
+    const [st] = readStates(stateDir);
+    const u = `ws://127.0.0.1:${st.proxyPort}/${st.proxySecret}/devtools/browser/coordinator`;
+    // The browser starts on the first connection; one that opens nothing
+    // gives the baseline (its context made and disposed, no page).
+    (await cdp(u)).close();
+    const guard = performance.now() + 300_000; // a failure guard only
+    const browser = () => tree(hc.pid).find((p) => kind(p) === 'browser');
+    while (!obs) {
+      try {
+        const v = await (await fetch(`http://127.0.0.1:${observerPort}/json/version`)).json();
+        obs = await cdp(v.webSocketDebuggerUrl);
+      } catch (err) {
+        if (performance.now() > guard) throw new Error(`the browser's own debugging port did not answer: ${err.message}`, { cause: err });
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const state = async () => {
+      const targets = (await obs.call('Target.getTargets', { filter: [{}] })).result.targetInfos;
+      return {
+        contexts: (await obs.call('Target.getBrowserContexts')).result.browserContextIds.length,
+        // targets of contexts the browser no longer lists, being torn down
+        leaving: targets.filter((t) => !defaults.has(t.browserContextId)).length,
+        targets: targets.length,
+        attached: targets.filter((t) => t.attached).length,
+        processes: (await obs.call('SystemInfo.getProcessInfo')).result.processInfo.length,
+      };
+    };
+    const defaults = new Set(); // the default context: the browser's first tab's
+    defaults.add((await obs.call('Target.getTargets')).result.targetInfos.find((t) => t.type === 'page')?.browserContextId);
+    console.log(`\nwhat agents leave behind: ${n} cycles of ${k} agents on one isolated coordinator; the browser process after each cycle\n`);
+    console.log('| cycle | agents so far | RSS | anonymous | PSS | contexts | targets (attached) | processes | load |');
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (let cycle = 0; cycle <= n; cycle++) {
+      if (cycle > 0) for (const a of await Promise.all(Array.from({ length: k }, (_, i) => agent(u, `c${cycle}-${i}`)))) a.c.close();
+      // Gone when the browser says so (the coordinator disposes a context
+      // when its connection closes, and their pages are gone).
+      let s = await state();
+      while (s.contexts > 0 || s.leaving > 0) {
+        if (performance.now() > guard + cycle * 300_000) throw new Error(`the agents' contexts stayed: ${JSON.stringify(s)}`);
+        await new Promise((r) => setTimeout(r, 50));
+        s = await state();
+      }
+      const m = rollup(browser());
+      const f = (x) => `${x.toFixed(1)} MB`;
+      console.log(`| ${cycle} | ${cycle * k} | ${f(m.rss)} | ${f(m.anon)} | ${f(m.pss)} | ${s.contexts} | ${s.targets} (${s.attached}) | ${s.processes} | ${os.loadavg()[0].toFixed(1)} |`);
+    }
+    const before = rollup(browser());
+    await obs.call('Memory.simulatePressureNotification', { level: 'critical' });
+    const after = rollup(browser());
+    console.log(`\nafter a critical memory pressure notification: RSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB, anonymous ${before.anon.toFixed(1)} → ${after.anon.toFixed(1)} MB`);
+  } finally {
+    obs?.close();
+    await hc.stop();
+  }
+}
+
+if (cycles) {
+  try {
+    await leftBehind(cycles, counts[0]);
+  } finally {
+    await site.close();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
 
 const rows = [];
