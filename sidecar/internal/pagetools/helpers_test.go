@@ -20,7 +20,12 @@ import (
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/testutil/testbrowser"
 )
 
-func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+// shared is the one Chromium the package's tests share: none of them
+// watches the browser itself, so each gets a browser context of its own in
+// it (its own tabs, cookies and storage) instead of a browser.
+var shared testbrowser.Shared
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m, shared.Close)) }
 
 // fixtureDir is the fixture site shared with the end-to-end tests.
 func fixtureDir(t testing.TB) string {
@@ -106,17 +111,21 @@ func (s *site) page(path, html string) string {
 	return s.URL + "/t/" + path
 }
 
-// browser is one headless Chromium with a browser-level CDP connection
-// whose events are routed to the engines by session.
+// browser is a test's browser context in the shared headless Chromium,
+// with a browser-level CDP connection of the test's own whose events are
+// routed to the engines by session.
 type browser struct {
-	conn   *cdp.Conn
-	mu     sync.Mutex
-	routes map[string]func(cdp.Message)
+	conn      *cdp.Conn
+	contextID string // the test's browser context: its tabs open there
+	mu        sync.Mutex
+	routes    map[string]func(cdp.Message)
 }
 
+// startBrowser connects to the shared browser and makes the test a browser
+// context there, disposed (with every tab in it) when the test ends.
 func startBrowser(t testing.TB) *browser {
 	t.Helper()
-	lb := testbrowser.Launch(t, "")
+	lb := shared.Get(t)
 	b := &browser{routes: map[string]func(cdp.Message){}}
 	conn, err := cdp.Dial(context.Background(), "ws://"+lb.Addr()+lb.WSPath, func(m cdp.Message) {
 		b.mu.Lock()
@@ -131,6 +140,24 @@ func startBrowser(t testing.TB) *browser {
 	}
 	t.Cleanup(func() { conn.Close() })
 	b.conn = conn
+	res, err := conn.Call(testCtx(t), "", "Target.createBrowserContext", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct {
+		BrowserContextID string `json:"browserContextId"`
+	}
+	if err := json.Unmarshal(res, &created); err != nil || created.BrowserContextID == "" {
+		t.Fatalf("Target.createBrowserContext answered %s (%v)", res, err)
+	}
+	b.contextID = created.BrowserContextID
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.Guard)
+		defer cancel()
+		if _, err := conn.Call(ctx, "", "Target.disposeBrowserContext", map[string]any{"browserContextId": b.contextID}); err != nil {
+			t.Errorf("disposing the test's browser context: %v", err)
+		}
+	})
 	return b
 }
 
@@ -174,7 +201,7 @@ func (b *browser) newTab(t testing.TB, url string, cfg Config) *tab {
 func (b *browser) attach(t testing.TB, url string) *tab {
 	t.Helper()
 	ctx := testCtx(t)
-	res, err := b.conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"})
+	res, err := b.conn.Call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank", "browserContextId": b.contextID})
 	if err != nil {
 		t.Fatal(err)
 	}

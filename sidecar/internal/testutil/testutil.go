@@ -36,7 +36,9 @@ func BrowserPath(t testing.TB) string {
 // Main runs the package's tests in a private TMPDIR, then fails the run if a
 // test left a process behind (a child, or an orphan of a child: the test
 // process is made a child subreaper where the OS allows) or a file in TMPDIR.
-func Main(m *testing.M) int {
+// Each of after runs once the tests ran and before those checks: it stops
+// what the package's tests shared (a browser launched once for all).
+func Main(m *testing.M, after ...func()) int {
 	tmp, err := os.MkdirTemp("", "bt") // short: browsers keep sockets below it
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -46,6 +48,9 @@ func Main(m *testing.M) int {
 	becomeSubreaper()
 
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 
 	if leaked := stillLeaked(); len(leaked) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: tests leaked processes:\n%s\n", leaked)
