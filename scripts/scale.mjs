@@ -301,7 +301,14 @@ async function leftBehind(n, k) {
     }
     const before = rollup(browser());
     await obs.call('Memory.simulatePressureNotification', { level: 'critical' });
-    const after = rollup(browser());
+    // The browser frees memory on its own time after the notification, and
+    // nothing says when it is done: the lowest RSS over the next 5 s.
+    let after = rollup(browser());
+    for (const until = performance.now() + 5_000; performance.now() < until;) {
+      await new Promise((r) => setTimeout(r, 100));
+      const m = rollup(browser());
+      if (m.rss < after.rss) after = m;
+    }
     console.log(`\nafter a critical memory pressure notification: RSS ${before.rss.toFixed(1)} → ${after.rss.toFixed(1)} MB, anonymous ${before.anon.toFixed(1)} → ${after.anon.toFixed(1)} MB`);
   } finally {
     obs?.close();
