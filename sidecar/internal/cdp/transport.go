@@ -95,6 +95,16 @@ func (l writeLock) tryLock() bool {
 
 func (l writeLock) unlock() { <-l }
 
+// do runs write holding the lock: every transport's writes go through it
+// (see Transport.WriteMessage: ctx counts only until the write starts).
+func (l writeLock) do(ctx context.Context, write func() error) error {
+	if err := l.lock(ctx); err != nil {
+		return err
+	}
+	defer l.unlock()
+	return write()
+}
+
 // WebSocket is a Transport over a WebSocket.
 func WebSocket(ws *websocket.Conn) Transport {
 	return &wsTransport{ws: ws, wmu: newWriteLock(), readEnd: make(chan struct{})}
@@ -116,12 +126,10 @@ func (t *wsTransport) ReadMessage() ([]byte, error) {
 }
 
 func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
-	if err := t.wmu.lock(ctx); err != nil {
-		return err
-	}
-	defer t.wmu.unlock()
-	_ = t.ws.SetWriteDeadline(writeDeadline(len(msg)))
-	return t.ws.WriteMessage(websocket.TextMessage, msg)
+	return t.wmu.do(ctx, func() error {
+		_ = t.ws.SetWriteDeadline(writeDeadline(len(msg)))
+		return t.ws.WriteMessage(websocket.TextMessage, msg)
+	})
 }
 
 // closeWait bounds how long CloseWith waits to send its frame, and then for
@@ -263,11 +271,7 @@ func (t *pipeTransport) WriteMessage(ctx context.Context, msg []byte) error {
 }
 
 func (t *pipeTransport) writeParts(ctx context.Context, p parts) error {
-	if err := t.wmu.lock(ctx); err != nil {
-		return err
-	}
-	defer t.wmu.unlock()
-	return writeSoon(t.out, t.w, p.head, p.body, p.tail, nul)
+	return t.wmu.do(ctx, func() error { return writeSoon(t.out, t.w, p.head, p.body, p.tail, nul) })
 }
 
 func (t *pipeTransport) Close() error {

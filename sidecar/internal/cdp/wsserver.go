@@ -343,11 +343,7 @@ func (t *serverWS) WriteMessage(ctx context.Context, msg []byte) error {
 }
 
 func (t *serverWS) writeParts(ctx context.Context, p parts) error {
-	if err := t.wmu.lock(ctx); err != nil {
-		return err
-	}
-	defer t.wmu.unlock()
-	return t.frameLocked(opText, p)
+	return t.wmu.do(ctx, func() error { return t.frameLocked(opText, p) })
 }
 
 // frameLocked writes one frame, after what is left of one tryWrite began.
@@ -394,11 +390,7 @@ func joinRest(bufs [][]byte) []byte {
 func (t *serverWS) unfinished() bool { return t.pending.Load() }
 
 func (t *serverWS) flush() error {
-	if err := t.wmu.lock(context.Background()); err != nil {
-		return err
-	}
-	defer t.wmu.unlock()
-	return t.flushLocked()
+	return t.wmu.do(context.Background(), t.flushLocked)
 }
 
 func (t *serverWS) flushLocked() error {
@@ -415,11 +407,7 @@ func (t *serverWS) flushLocked() error {
 func (t *serverWS) control(op byte, payload []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 	defer cancel()
-	if err := t.wmu.lock(ctx); err != nil {
-		return err
-	}
-	defer t.wmu.unlock()
-	return t.frameLocked(op, parts{body: payload})
+	return t.wmu.do(ctx, func() error { return t.frameLocked(op, parts{body: payload}) })
 }
 
 func (t *serverWS) CloseWith(code int, reason string) error {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pipepair"
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/version"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -114,29 +115,21 @@ func dial(ctx context.Context, cfg *Config, onNotify func(mcp.JSONRPCNotificatio
 	cmd.Env = append(os.Environ(), cfg.Env...)
 	cmd.Stderr = cfg.Stderr
 	cmd.WaitDelay = time.Second // a stderr copier must not wait for grandchildren
-	inR, inW, err := os.Pipe()
+	pipes, err := pipepair.New()
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout = inR, outW
+	cmd.Stdin, cmd.Stdout = pipes.ChildIn, pipes.ChildOut
 	p, err := spawn(cmd)
-	inR.Close()
-	outW.Close()
+	pipes.CloseChildEnds()
 	if err != nil {
-		inW.Close()
-		outR.Close()
+		pipes.CloseOurs()
 		return nil, fmt.Errorf("start the child MCP %s: %w", quote(cfg.Command), err)
 	}
-	c := &conn{proc: p, stdin: &countingWriter{w: inW}, stdout: outR, log: cfg.Logger.With("child", p.pid), lost: make(chan struct{}), watched: make(chan struct{})}
+	c := &conn{proc: p, stdin: &countingWriter{w: pipes.ToChild}, stdout: pipes.FromChild, log: cfg.Logger.With("child", p.pid), lost: make(chan struct{}), watched: make(chan struct{})}
 	go c.watch(cfg.StopTimeout)
 
-	c.tr = transport.NewIO(newStdoutFilter(outR, c.onGarbage), c.stdin, nil)
+	c.tr = transport.NewIO(newStdoutFilter(pipes.FromChild, c.onGarbage), c.stdin, nil)
 	//lint:ignore SA1019 the child MCPs (Playwright MCP, chrome-devtools-mcp) speak the protocol versions with the initialize handshake
 	c.client = client.NewClient(c.tr, client.WithLegacyProtocolOnly())
 	c.client.OnNotification(onNotify)

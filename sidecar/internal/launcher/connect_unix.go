@@ -10,48 +10,37 @@ import (
 	"time"
 
 	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/cdp"
+	"github.com/browser-coordinator/browser-coordinator/sidecar/internal/pipepair"
 )
 
 // debuggingFlag: the browser talks CDP on file descriptors 3 (it reads) and
 // 4 (it writes), and listens on no port.
 const debuggingFlag = "--remote-debugging-pipe"
 
-// link is the connection being set up between launch and ready.
+// link is the connection being set up between launch and ready: the
+// browser's ends of the pipes are its fd 3 and 4.
 type link struct {
-	toBrowser, fromBrowser *os.File     // our ends
-	browserIn, browserOut  *os.File     // the browser's ends, fd 3 and 4
-	stderrLine             func(string) // nothing to learn from stderr here
+	pipes      *pipepair.Pair
+	stderrLine func(string) // nothing to learn from stderr here
 }
 
 func prepareConnection(cmd *exec.Cmd, _ string) (*link, error) {
-	in, toBrowser, err := os.Pipe()
+	p, err := pipepair.New()
 	if err != nil {
 		return nil, err
 	}
-	fromBrowser, out, err := os.Pipe()
-	if err != nil {
-		in.Close()
-		toBrowser.Close()
-		return nil, err
-	}
-	enlarge(toBrowser, fromBrowser)
-	cmd.ExtraFiles = []*os.File{in, out} // fd 3 and 4
-	return &link{toBrowser: toBrowser, fromBrowser: fromBrowser, browserIn: in, browserOut: out}, nil
+	enlarge(p.ToChild, p.FromChild)
+	cmd.ExtraFiles = []*os.File{p.ChildIn, p.ChildOut} // fd 3 and 4
+	return &link{pipes: p}, nil
 }
 
 // started: the browser holds its own copies of its ends; ours must close,
 // or reading would never see the browser go.
-func (l *link) started() {
-	l.browserIn.Close()
-	l.browserOut.Close()
-}
+func (l *link) started() { l.pipes.CloseChildEnds() }
 
 // abandon closes our ends of a connection that will never run.
-func (l *link) abandon() {
-	l.toBrowser.Close()
-	l.fromBrowser.Close()
-}
+func (l *link) abandon() { l.pipes.CloseOurs() }
 
 func (l *link) connect(context.Context, <-chan struct{}, <-chan time.Time, *slog.Logger) (*cdp.Conn, error) {
-	return cdp.NewConn(cdp.Pipe(l.fromBrowser, l.toBrowser), cdp.Options{}), nil
+	return cdp.NewConn(cdp.Pipe(l.pipes.FromChild, l.pipes.ToChild), cdp.Options{}), nil
 }

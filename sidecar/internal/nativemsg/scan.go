@@ -46,37 +46,11 @@ func Scan(msg []byte) (Fields, error) {
 	var f Fields
 	s := scanner{b: msg}
 	s.space()
-	if !s.byte('{') {
+	if !s.at('{') {
 		return f, errors.Join(ErrNotMessage, errors.New("not a JSON object"))
 	}
-	s.space()
-	if s.byte('}') {
-		return f, errors.Join(ErrNotMessage, errors.New(`no "type"`))
-	}
-	for {
-		s.space()
-		key, ok := s.str()
-		if !ok {
-			return f, s.fail("a member name")
-		}
-		s.space()
-		if !s.byte(':') {
-			return f, s.fail("':'")
-		}
-		s.space()
-		start := s.i
-		if !s.value(0) {
-			return f, s.fail("a value")
-		}
-		v := msg[start:s.i:s.i]
-		f.set(key, v)
-		s.space()
-		if s.byte('}') {
-			break
-		}
-		if !s.byte(',') {
-			return f, s.fail("',' or '}'")
-		}
+	if err := s.object(0, f.set); err != nil {
+		return f, err
 	}
 	s.space()
 	if s.i != len(msg) {
@@ -139,30 +113,10 @@ func (f *Fields) set(key, v []byte) {
 func Each(arr []byte, fn func([]byte) error) error {
 	s := scanner{b: arr}
 	s.space()
-	if !s.byte('[') {
+	if !s.at('[') {
 		return errors.New("not a JSON array")
 	}
-	s.space()
-	if s.byte(']') {
-		return nil
-	}
-	for {
-		s.space()
-		start := s.i
-		if !s.value(0) {
-			return s.fail("an element")
-		}
-		if err := fn(arr[start:s.i:s.i]); err != nil {
-			return err
-		}
-		s.space()
-		if s.byte(']') {
-			return nil
-		}
-		if !s.byte(',') {
-			return s.fail("',' or ']'")
-		}
-	}
+	return s.array(0, fn)
 }
 
 // ErrorMessage is the message of an answer's error member.
@@ -213,8 +167,10 @@ func (s *scanner) space() {
 	}
 }
 
+func (s *scanner) at(c byte) bool { return s.i < len(s.b) && s.b[s.i] == c }
+
 func (s *scanner) byte(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == c {
+	if s.at(c) {
 		s.i++
 		return true
 	}
@@ -254,51 +210,9 @@ func (s *scanner) value(depth int) bool {
 		_, ok := s.str()
 		return ok
 	case c == '{':
-		s.i++
-		s.space()
-		if s.byte('}') {
-			return true
-		}
-		for {
-			s.space()
-			if _, ok := s.str(); !ok {
-				return false
-			}
-			s.space()
-			if !s.byte(':') {
-				return false
-			}
-			s.space()
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.space()
-			if s.byte('}') {
-				return true
-			}
-			if !s.byte(',') {
-				return false
-			}
-		}
+		return s.object(depth+1, nil) == nil
 	case c == '[':
-		s.i++
-		s.space()
-		if s.byte(']') {
-			return true
-		}
-		for {
-			s.space()
-			if !s.value(depth + 1) {
-				return false
-			}
-			s.space()
-			if s.byte(']') {
-				return true
-			}
-			if !s.byte(',') {
-				return false
-			}
-		}
+		return s.array(depth+1, nil) == nil
 	case c == '-' || c >= '0' && c <= '9':
 		start := s.i
 		for s.i < len(s.b) && (s.b[s.i] >= '0' && s.b[s.i] <= '9' || s.b[s.i] == '-' || s.b[s.i] == '+' || s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
@@ -313,6 +227,73 @@ func (s *scanner) value(depth int) bool {
 			}
 		}
 		return false
+	}
+}
+
+// object reads the object s is at, handing each member's name and value
+// (a slice of the text) to member, if any; its members' values are at
+// depth.
+func (s *scanner) object(depth int, member func(key, v []byte)) error {
+	s.i++ // {
+	s.space()
+	if s.byte('}') {
+		return nil
+	}
+	for {
+		s.space()
+		key, ok := s.str()
+		if !ok {
+			return s.fail("a member name")
+		}
+		s.space()
+		if !s.byte(':') {
+			return s.fail("':'")
+		}
+		s.space()
+		start := s.i
+		if !s.value(depth) {
+			return s.fail("a value")
+		}
+		if member != nil {
+			member(key, s.b[start:s.i:s.i])
+		}
+		s.space()
+		if s.byte('}') {
+			return nil
+		}
+		if !s.byte(',') {
+			return s.fail("',' or '}'")
+		}
+	}
+}
+
+// array reads the array s is at, handing each element (a slice of the
+// text) to element, if any, and stopping at its first error; its elements
+// are at depth.
+func (s *scanner) array(depth int, element func(v []byte) error) error {
+	s.i++ // [
+	s.space()
+	if s.byte(']') {
+		return nil
+	}
+	for {
+		s.space()
+		start := s.i
+		if !s.value(depth) {
+			return s.fail("an element")
+		}
+		if element != nil {
+			if err := element(s.b[start:s.i:s.i]); err != nil {
+				return err
+			}
+		}
+		s.space()
+		if s.byte(']') {
+			return nil
+		}
+		if !s.byte(',') {
+			return s.fail("',' or ']'")
+		}
 	}
 }
 

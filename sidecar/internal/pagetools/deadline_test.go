@@ -17,8 +17,10 @@ import (
 // A page-tool call has a deadline of its own (callMax: two navigations, a
 // settle and a dialog's answer), which ends it with a clear ErrTimedOut
 // on a page that never settles, however long its caller would wait. The
-// Config is small so that the deadline is seconds; the test's only clock
-// is testutil.Guard, as the failure guard of a call that hangs.
+// Config is small so that the deadline is seconds (and turning the Network
+// domain off afterwards, which a renderer busy for good never answers,
+// gives up soon: whether it went off is not what this tests); the test's
+// only clock is testutil.Guard, as the failure guard of a call that hangs.
 func TestACallOnAPageThatNeverSettlesEndsAtItsDeadline(t *testing.T) {
 	b := startBrowser(t)
 	s := serveSite(t)
@@ -38,7 +40,7 @@ func TestACallOnAPageThatNeverSettlesEndsAtItsDeadline(t *testing.T) {
 	}))
 	t.Cleanup(never.Close)
 	t.Cleanup(func() { close(release) })
-	cfg := Config{NavTimeout: time.Second, SettleMax: time.Second, dialogWait: time.Second}
+	cfg := Config{NavTimeout: time.Second, SettleMax: time.Second, dialogWait: time.Second, networkOffMax: 100 * time.Millisecond}
 
 	for _, tc := range []struct{ name, body string }{
 		// The submit starts a navigation the server never answers.

@@ -62,6 +62,10 @@ type Config struct {
 	// navigation and a settle, for a dialog it opened to be answered
 	// (default 1 min; tests of that deadline shorten it).
 	dialogWait time.Duration
+	// networkOffMax bounds turning the Network domain off after a call
+	// (default 5 s: far longer than it takes a renderer that answers at
+	// all; tests of a renderer busy for good shorten it).
+	networkOffMax time.Duration
 	// Files says which local files a form's file field may attach (none
 	// by default: file fields are then no parameters).
 	Files Files
@@ -97,6 +101,7 @@ func (c Config) withDefaults() Config {
 	def(&c.NavTimeout, 15*time.Second)
 	def(&c.Lease, 30*time.Second)
 	def(&c.dialogWait, time.Minute)
+	def(&c.networkOffMax, 5*time.Second)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}

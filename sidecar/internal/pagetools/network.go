@@ -1,9 +1,6 @@
 package pagetools
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // The page's own requests a call starts (fetch and XHR: what a page shows
 // the answers of, as an API explorer its response), followed while the
@@ -26,15 +23,11 @@ func (e *Engine) watchNetwork(ctx context.Context) (off func()) {
 		// that never returns) answers nothing, and the call's answer must
 		// not wait for it; left on, the domain only sends events that are
 		// no longer followed (requests is nil).
-		ctx, cancel := context.WithTimeout(e.ctx, networkOffMax)
+		ctx, cancel := context.WithTimeout(e.ctx, e.cfg.networkOffMax)
 		defer cancel()
 		_, _ = e.sess.Call(ctx, "Network.disable", nil)
 	}
 }
-
-// networkOffMax bounds turning the Network domain off after a call: far
-// longer than it takes a renderer that answers at all.
-const networkOffMax = 5 * time.Second
 
 // requestsPending: requests the call started are still unanswered.
 func (e *Engine) requestsPending() bool {
