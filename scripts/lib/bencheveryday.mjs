@@ -10,6 +10,12 @@ import { waitUntil } from './procs.mjs';
 import { cdp } from './cdpclient.mjs';
 import { startPlaywrightBridge } from './pwbridge.mjs';
 
+/** The launched browser's flags (launcher.Flags) a user's browser lacks. */
+export const launchedFlags = ['--no-default-browser-check', '--disable-default-apps', '--disable-breakpad', '--disable-client-side-phishing-detection',
+  '--disable-domain-reliability', '--disable-hang-monitor', '--disable-popup-blocking', '--disable-prompt-on-repost',
+  '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  '--metrics-recording-only', '--password-store=basic', '--use-mock-keychain', '--hide-scrollbars', '--mute-audio'];
 
 /**
  * Playwright MCP's navigate + snapshot in the user's browser through the
@@ -25,7 +31,11 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
   const stateDir = fs.mkdtempSync(path.join(work, 'ev-'));
   const cwd = fs.mkdtempSync(path.join(work, 'evw-'));
   // The user's browser, with a debugging port too: the straight way to the same tab.
-  const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0'] });
+  // BENCH_EVERYDAY_AS_LAUNCHED=1 gives it the launched browser's flags
+  // (launcher.Flags) a user's browser does not have, to tell the bridge's
+  // share of the gap from the browser's.
+  const asLaunched = process.env.BENCH_EVERYDAY_AS_LAUNCHED ? launchedFlags : [];
+  const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0', ...asLaunched] });
   const closers = [() => user.stop()];
   try {
     const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
