@@ -5,9 +5,9 @@ package everyday
 type hopPoint int
 
 const (
-	hopCommandIn   hopPoint = iota // a client's command reached Conn.WriteMessage
-	hopChannelOut                  // its request is written to the extension's channel
-	hopChannelIn                   // a message came on the channel
-	hopMessageOut                  // Conn.ReadMessage hands an answer or event to the proxy
+	hopCommandIn  hopPoint = iota // a client's command reached Conn.WriteMessage
+	hopChannelOut                 // its request is written to the extension's channel
+	hopChannelIn                  // a message came on the channel
+	hopMessageOut                 // Conn.ReadMessage hands an answer or event to the proxy
 	hopPoints
 )
