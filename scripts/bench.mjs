@@ -273,6 +273,10 @@ try {
     } else {
       row('everyday: the same, Playwright MCP --extension (its own bridge)', '-', 'skipped: BENCH_PW_EXTENSION is not set (the built Playwright Extension\'s dist/, README: Performance)', '-', '(context)', true);
     }
+    if (ev.pwPort !== undefined) {
+      row('everyday: the same, Playwright MCP on your browser\'s own debugging port (no bridge; same alternation)', `launched browser ${ms(ev.pwLaunched)}`,
+        `your browser's port ${ms(ev.pwPort)} (through the extension ${ms(ev.pwEveryday)})`, `${(ev.pwPort / ev.pwLaunched).toFixed(2)}× (the extension ${(ev.pwEveryday / ev.pwPort).toFixed(2)}× its time)`, '(context)', true);
+    }
     row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
       `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
   }

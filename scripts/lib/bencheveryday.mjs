@@ -25,7 +25,8 @@ export const launchedFlags = ['--no-default-browser-check', '--disable-default-a
  * built Playwright Extension's folder), the same navigate + snapshot through
  * Playwright MCP's own --extension bridge (scripts/lib/pwbridge.mjs), in the
  * same alternation. Returns the medians (ms):
- * { pwLaunched, pwEveryday, pwBridge (undefined without pwExtension), rtPort, rtExtension }.
+ * { pwLaunched, pwEveryday, pwBridge (undefined without pwExtension), pwPort (undefined without
+ * BENCH_EVERYDAY_PORT), rtPort, rtExtension }.
  */
 export async function everydayBenchmarks({ work, pages, alternate, n, pwExtension }) {
   const stateDir = fs.mkdtempSync(path.join(work, 'ev-'));
@@ -60,6 +61,15 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
       pwX = await startPlaywrightBridge({ dir: pwExtension, profileRoot: work, cwd });
       closers.unshift(() => pwX.close());
     }
+    // BENCH_EVERYDAY_PORT=1: Playwright MCP on the user's browser's own
+    // debugging port too, in the same alternation: the same browser without
+    // the bridge, to tell the bridge's share of the gap from the browser's.
+    let pwP;
+    if (process.env.BENCH_EVERYDAY_PORT) {
+      const port = fs.readFileSync(path.join(user.profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+      pwP = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', `http://127.0.0.1:${port}`], { cwd });
+      closers.unshift(() => pwP.close());
+    }
     let i = 0;
     const navSnap = (c) => async () => {
       const url = `${pages.url}/?n=${i++}`;
@@ -69,9 +79,12 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
       if (!/button "Click me"/.test(snap.text)) throw new Error(`no snapshot of ${url}: ${snap.text}`);
     };
     // The bridge connects on its first call (relay, connect page, token): in the warm-up.
-    const contenders = [pwL, pwE, ...(pwX ? [pwX] : [])].map(navSnap);
+    const contenders = [pwL, pwE, ...(pwX ? [pwX] : []), ...(pwP ? [pwP] : [])].map(navSnap);
     await alternate(5, ...contenders);
-    const [pwLaunched, pwEveryday, pwBridge] = await alternate(n.pw, ...contenders);
+    const medians = await alternate(n.pw, ...contenders);
+    const [pwLaunched, pwEveryday] = medians;
+    const pwBridge = pwX ? medians[2] : undefined;
+    const pwPort = pwP ? medians.at(-1) : undefined;
 
     // The CDP round trip in the agent's tab: the coordinator's proxy
     // (through the extension) vs the browser's own port.
@@ -87,7 +100,7 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
     };
     await alternate(50, evaluate(viaPort), evaluate(viaExtension));
     const [rtPort, rtExtension] = await alternate(n.rt, evaluate(viaPort), evaluate(viaExtension));
-    return { pwLaunched, pwEveryday, pwBridge, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
+    return { pwLaunched, pwEveryday, pwBridge, pwPort, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
   } finally {
     for (const close of closers) await close();
   }
