@@ -34,7 +34,10 @@
 //                            fixed sample npm test runs (every app family: a few minutes) unless
 //                            BENCH_CORPUS=full (the whole corpus: over an hour)
 //
-// BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
+// BENCH_EVERYDAY_PORT=1 adds Playwright MCP on the user's browser's own
+// debugging port to the everyday rows (the same browser, no bridge);
+// BENCH_EVERYDAY_AS_LAUNCHED=1 starts that browser with the launched
+// browser's flags. BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
 // corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,
 // cdp — the round trip, Playwright MCP call, screenshot, bulk, wrap and lazy
 // launch rows —, isolated, tier, modes, everyday, pagetools, corpus; and hops, only when
