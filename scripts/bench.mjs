@@ -37,7 +37,8 @@
 // BENCH_EVERYDAY_PORT=1 adds Playwright MCP on the user's browser's own
 // debugging port to the everyday rows (the same browser, no bridge);
 // BENCH_EVERYDAY_AS_LAUNCHED=1 starts that browser with the launched
-// browser's flags. BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
+// browser's flags; BENCH_EVERYDAY_PAGE_TOOLS=off runs both coordinators
+// there with --page-tools off. BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
 // corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,
 // cdp — the round trip, Playwright MCP call, screenshot, bulk, wrap and lazy
 // launch rows —, isolated, tier, modes, everyday, pagetools, corpus; and hops, only when

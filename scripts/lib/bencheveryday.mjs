@@ -39,10 +39,13 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
   const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0', ...asLaunched] });
   const closers = [() => user.stop()];
   try {
-    const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+    // BENCH_EVERYDAY_PAGE_TOOLS=off|static: both coordinators with --page-tools so (their
+    // discovery runs in the agent's tab on each load; the port's Playwright MCP has none).
+    const pageTools = process.env.BENCH_EVERYDAY_PAGE_TOOLS ? ['--page-tools', process.env.BENCH_EVERYDAY_PAGE_TOOLS] : [];
+    const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday', ...pageTools] });
     closers.unshift(() => everyday.close());
     const launchedState = fs.mkdtempSync(path.join(work, 'evl-'));
-    const launched = await startCoordinator({ stateDir: launchedState, cwd });
+    const launched = await startCoordinator({ stateDir: launchedState, cwd, args: pageTools });
     closers.unshift(() => launched.close());
     await call(launched.client, 'coordinator_launch_browser');
     let ev;
