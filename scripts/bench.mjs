@@ -292,6 +292,8 @@ try {
       `the worker alone ${ms(h.floor.worker)}; through the extension ${ms(h.floor.extension)}`, `floor ${(h.floor.worker / h.floor.port).toFixed(2)}×; ours ${(h.floor.extension / h.floor.port).toFixed(2)}×`, '(context: ≤ 2× possible only if the floor is under it)', true);
     row('everyday floor: the same, mean of each block of 100 (the worker\'s clock steps by 0.1 ms)', `port ${ms(h.floor.means.port)}`, `the worker alone ${ms(h.floor.means.worker)}; through the extension ${ms(h.floor.means.extension)}`,
       `floor ${(h.floor.means.worker / h.floor.means.port).toFixed(2)}×; ours ${(h.floor.means.extension / h.floor.means.port).toFixed(2)}×`, '(context)', true);
+    row(`everyday: a 500 KB Runtime.evaluate (the size of Playwright's injected script; median of ${h.large.n})`, `the browser's debugging port ${ms(h.large.port)}`, `through the extension ${ms(h.large.extension)}`,
+      `${(h.large.extension / h.large.port).toFixed(2)}× (+${(h.large.extension - h.large.port).toFixed(1)} ms)`, '(context)', true);
     const t = h.tool;
     row(`everyday navigation, the same tab: Page.navigate → Page.loadEventFired (median of ${t.n}; alternated with the same on a browser launched with the coordinator's flags, ${ms(t.navigate.launched)})`, `its debugging port ${ms(t.navigate.port)}`, `through the extension ${ms(t.navigate.ext)}`,
       `${(t.navigate.ext / t.navigate.port).toFixed(2)}× (+${(t.navigate.ext - t.navigate.port).toFixed(2)} ms); port / launched ${(t.navigate.port / t.navigate.launched).toFixed(2)}×`, '(context)', true);

@@ -97,6 +97,22 @@ export async function hopBenchmarks({ work, pages, median, n }) {
       }
     }
 
+    // A large command: a 500 KB script, the size of the one Playwright
+    // injects into each new document, on the port and through the extension.
+    const script = `(() => { const s = ${JSON.stringify('x'.repeat(500 << 10))}; return s.length; })()`;
+    const big = (c) => async () => {
+      const r = await c.call('Runtime.evaluate', { expression: script, returnByValue: true });
+      if (r.result?.result?.value !== 500 << 10) throw new Error(`Runtime.evaluate: ${JSON.stringify(r).slice(0, 300)}`);
+    };
+    const large = { port: [], extension: [] };
+    for (let k = 0; k < Math.max(20, n / 20) + 3; k++) {
+      for (const [name, c] of k % 2 ? [['port', viaPort], ['extension', viaExtension]] : [['extension', viaExtension], ['port', viaPort]]) {
+        const t = performance.now();
+        await big(c)();
+        if (k >= 3) large[name].push(performance.now() - t);
+      }
+    }
+
     // The hops: wrap the worker's three calls, then time round trips
     // through the extension while both sides take their marks.
     await user.evalIn(isWorker, `(() => {
@@ -146,7 +162,7 @@ export async function hopBenchmarks({ work, pages, median, n }) {
     ];
     const floorOut = { port: median(floor.port), worker: median(floor.worker), extension: median(floor.extension), n: floor.worker.length,
       means: { port: median(means.port), worker: median(means.worker), extension: median(means.extension) } };
-    return { floor: floorOut, hops, counts, tool: await toolCall({ user, stateDir, port, pages, cwd, median, n: Math.max(20, Math.round(n / 10)), tab: tab.id }) };
+    return { floor: floorOut, large: { port: median(large.port), extension: median(large.extension), n: large.port.length }, hops, counts, tool: await toolCall({ user, stateDir, port, pages, cwd, median, n: Math.max(20, Math.round(n / 10)), tab: tab.id }) };
   } finally {
     for (const close of closers) await close();
   }
