@@ -34,10 +34,15 @@
 //                            fixed sample npm test runs (every app family: a few minutes) unless
 //                            BENCH_CORPUS=full (the whole corpus: over an hour)
 //
-// BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
+// BENCH_EVERYDAY_PORT=1 adds Playwright MCP on the user's browser's own
+// debugging port to the everyday rows (the same browser, no bridge);
+// BENCH_EVERYDAY_AS_LAUNCHED=1 starts that browser with the launched
+// browser's flags; BENCH_EVERYDAY_PAGE_TOOLS=off runs both coordinators
+// there with --page-tools off. BENCH_QUICK=1 runs fewer iterations. BENCH_CORPUS=full runs the whole
 // corpus. BENCH_ONLY=start,cdp runs only those groups of rows (start, npm,
 // cdp — the round trip, Playwright MCP call, screenshot, bulk, wrap and lazy
-// launch rows —, isolated, tier, modes, everyday, pagetools, corpus). Progress goes to
+// launch rows —, isolated, tier, modes, everyday, pagetools, corpus; and hops, only when
+// named: the everyday round trip hop by hop, scripts/lib/benchhops.mjs). Progress goes to
 // stderr, the table to stdout, with the load average at the start and the end.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -272,8 +277,28 @@ try {
     } else {
       row('everyday: the same, Playwright MCP --extension (its own bridge)', '-', 'skipped: BENCH_PW_EXTENSION is not set (the built Playwright Extension\'s dist/, README: Performance)', '-', '(context)', true);
     }
+    if (ev.pwPort !== undefined) {
+      row('everyday: the same, Playwright MCP on your browser\'s own debugging port (no bridge; same alternation)', `launched browser ${ms(ev.pwLaunched)}`,
+        `your browser's port ${ms(ev.pwPort)} (through the extension ${ms(ev.pwEveryday)})`, `${(ev.pwPort / ev.pwLaunched).toFixed(2)}× (the extension ${(ev.pwEveryday / ev.pwPort).toFixed(2)}× its time)`, '(context)', true);
+    }
     row('everyday: CDP round trip (Runtime.evaluate, median)', `the browser's debugging port ${ms(ev.rtPort)}`, `through the extension ${ms(ev.rtExtension)}`,
       `${(ev.rtExtension / ev.rtPort).toFixed(1)}× (+${((ev.rtExtension - ev.rtPort) * 1000).toFixed(0)} µs)`, '(context)', true);
+  }
+
+  if (only?.has('hops')) {
+    progress('everyday round trip, hop by hop (a hoptrace build of the sidecar) ...');
+    const h = await (await import('./lib/benchhops.mjs')).hopBenchmarks({ work, pages, median, n: reps(1000, 200) });
+    row(`everyday floor: Runtime.evaluate, chrome.debugger.sendCommand inside the service worker (median of ${h.floor.n}, blocks alternated)`, `the browser's debugging port ${ms(h.floor.port)}`,
+      `the worker alone ${ms(h.floor.worker)}; through the extension ${ms(h.floor.extension)}`, `floor ${(h.floor.worker / h.floor.port).toFixed(2)}×; ours ${(h.floor.extension / h.floor.port).toFixed(2)}×`, '(context: ≤ 2× possible only if the floor is under it)', true);
+    row('everyday floor: the same, mean of each block of 100 (the worker\'s clock steps by 0.1 ms)', `port ${ms(h.floor.means.port)}`, `the worker alone ${ms(h.floor.means.worker)}; through the extension ${ms(h.floor.means.extension)}`,
+      `floor ${(h.floor.means.worker / h.floor.means.port).toFixed(2)}×; ours ${(h.floor.means.extension / h.floor.means.port).toFixed(2)}×`, '(context)', true);
+    row(`everyday: a 500 KB Runtime.evaluate (the size of Playwright's injected script; median of ${h.large.n})`, `the browser's debugging port ${ms(h.large.port)}`, `through the extension ${ms(h.large.extension)}`,
+      `${(h.large.extension / h.large.port).toFixed(2)}× (+${(h.large.extension - h.large.port).toFixed(1)} ms)`, '(context)', true);
+    const t = h.tool;
+    row(`everyday navigation, the same tab: Page.navigate → Page.loadEventFired (median of ${t.n}; alternated with the same on a browser launched with the coordinator's flags, ${ms(t.navigate.launched)})`, `its debugging port ${ms(t.navigate.port)}`, `through the extension ${ms(t.navigate.ext)}`,
+      `${(t.navigate.ext / t.navigate.port).toFixed(2)}× (+${(t.navigate.ext - t.navigate.port).toFixed(2)} ms); port / launched ${(t.navigate.port / t.navigate.launched).toFixed(2)}×`, '(context)', true);
+    row('everyday: Playwright MCP navigate + snapshot through the extension, across the channel per call', '-', `${t.perCall.commands.toFixed(1)} commands in; out ${Object.entries(t.perCall.lines).map(([k, v]) => `${v.toFixed(1)} ${k}`).join(', ')} in ${t.perCall.writes.toFixed(1)} writes`, '-', '(context)', true);
+    for (const [name, x] of h.hops) row(`everyday hop: ${name} (median of ${h.counts.client})`, '-', `${(x * 1000).toFixed(0)} µs`, '-', '(context)', true);
   }
 
   if (want('pagetools')) {

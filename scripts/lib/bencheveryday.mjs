@@ -10,6 +10,12 @@ import { waitUntil } from './procs.mjs';
 import { cdp } from './cdpclient.mjs';
 import { startPlaywrightBridge } from './pwbridge.mjs';
 
+/** The launched browser's flags (launcher.Flags) a user's browser lacks. */
+export const launchedFlags = ['--no-default-browser-check', '--disable-default-apps', '--disable-breakpad', '--disable-client-side-phishing-detection',
+  '--disable-domain-reliability', '--disable-hang-monitor', '--disable-popup-blocking', '--disable-prompt-on-repost',
+  '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
+  '--disable-features=Translate,MediaRouter,OptimizationHints,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  '--metrics-recording-only', '--password-store=basic', '--use-mock-keychain', '--hide-scrollbars', '--mute-audio'];
 
 /**
  * Playwright MCP's navigate + snapshot in the user's browser through the
@@ -19,19 +25,27 @@ import { startPlaywrightBridge } from './pwbridge.mjs';
  * built Playwright Extension's folder), the same navigate + snapshot through
  * Playwright MCP's own --extension bridge (scripts/lib/pwbridge.mjs), in the
  * same alternation. Returns the medians (ms):
- * { pwLaunched, pwEveryday, pwBridge (undefined without pwExtension), rtPort, rtExtension }.
+ * { pwLaunched, pwEveryday, pwBridge (undefined without pwExtension), pwPort (undefined without
+ * BENCH_EVERYDAY_PORT), rtPort, rtExtension }.
  */
 export async function everydayBenchmarks({ work, pages, alternate, n, pwExtension }) {
   const stateDir = fs.mkdtempSync(path.join(work, 'ev-'));
   const cwd = fs.mkdtempSync(path.join(work, 'evw-'));
   // The user's browser, with a debugging port too: the straight way to the same tab.
-  const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0'] });
+  // BENCH_EVERYDAY_AS_LAUNCHED=1 gives it the launched browser's flags
+  // (launcher.Flags) a user's browser does not have, to tell the bridge's
+  // share of the gap from the browser's.
+  const asLaunched = process.env.BENCH_EVERYDAY_AS_LAUNCHED ? launchedFlags : [];
+  const user = await startUserBrowser({ stateDir, profileRoot: work, args: ['--remote-debugging-port=0', ...asLaunched] });
   const closers = [() => user.stop()];
   try {
-    const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday'] });
+    // BENCH_EVERYDAY_PAGE_TOOLS=off|static: both coordinators with --page-tools so (their
+    // discovery runs in the agent's tab on each load; the port's Playwright MCP has none).
+    const pageTools = process.env.BENCH_EVERYDAY_PAGE_TOOLS ? ['--page-tools', process.env.BENCH_EVERYDAY_PAGE_TOOLS] : [];
+    const everyday = await startCoordinator({ stateDir, cwd, args: ['--browser', 'everyday', ...pageTools] });
     closers.unshift(() => everyday.close());
     const launchedState = fs.mkdtempSync(path.join(work, 'evl-'));
-    const launched = await startCoordinator({ stateDir: launchedState, cwd });
+    const launched = await startCoordinator({ stateDir: launchedState, cwd, args: pageTools });
     closers.unshift(() => launched.close());
     await call(launched.client, 'coordinator_launch_browser');
     let ev;
@@ -50,6 +64,15 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
       pwX = await startPlaywrightBridge({ dir: pwExtension, profileRoot: work, cwd });
       closers.unshift(() => pwX.close());
     }
+    // BENCH_EVERYDAY_PORT=1: Playwright MCP on the user's browser's own
+    // debugging port too, in the same alternation: the same browser without
+    // the bridge, to tell the bridge's share of the gap from the browser's.
+    let pwP;
+    if (process.env.BENCH_EVERYDAY_PORT) {
+      const port = fs.readFileSync(path.join(user.profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
+      pwP = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', `http://127.0.0.1:${port}`], { cwd });
+      closers.unshift(() => pwP.close());
+    }
     let i = 0;
     const navSnap = (c) => async () => {
       const url = `${pages.url}/?n=${i++}`;
@@ -59,9 +82,12 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
       if (!/button "Click me"/.test(snap.text)) throw new Error(`no snapshot of ${url}: ${snap.text}`);
     };
     // The bridge connects on its first call (relay, connect page, token): in the warm-up.
-    const contenders = [pwL, pwE, ...(pwX ? [pwX] : [])].map(navSnap);
+    const contenders = [pwL, pwE, ...(pwX ? [pwX] : []), ...(pwP ? [pwP] : [])].map(navSnap);
     await alternate(5, ...contenders);
-    const [pwLaunched, pwEveryday, pwBridge] = await alternate(n.pw, ...contenders);
+    const medians = await alternate(n.pw, ...contenders);
+    const [pwLaunched, pwEveryday] = medians;
+    const pwBridge = pwX ? medians[2] : undefined;
+    const pwPort = pwP ? medians.at(-1) : undefined;
 
     // The CDP round trip in the agent's tab: the coordinator's proxy
     // (through the extension) vs the browser's own port.
@@ -77,7 +103,7 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
     };
     await alternate(50, evaluate(viaPort), evaluate(viaExtension));
     const [rtPort, rtExtension] = await alternate(n.rt, evaluate(viaPort), evaluate(viaExtension));
-    return { pwLaunched, pwEveryday, pwBridge, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
+    return { pwLaunched, pwEveryday, pwBridge, pwPort, rtPort, rtExtension, browser: ev.browser, launchedBrowser: lt.browser };
   } finally {
     for (const close of closers) await close();
   }

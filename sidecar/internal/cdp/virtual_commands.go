@@ -1,6 +1,7 @@
 package cdp
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -14,16 +15,36 @@ import (
 // Command takes one client command. Its answer, and the events it causes,
 // go to Out; a message that is not a command gets an error answer.
 func (v *Virtual) Command(raw []byte) {
-	var m vcommand
-	if err := json.Unmarshal(raw, &m); err != nil || m.Method == "" {
-		v.log.Warn("a CDP message that is not a command", "message", truncate(raw))
-		_ = json.Unmarshal(raw, &m) // its id and session, where it has them
-		v.fail(m, ParseError, "not a CDP command (a JSON object with an id and a method): %s", truncate(raw))
-		return
+	m, ok := readCommand(raw)
+	if !ok {
+		if err := json.Unmarshal(raw, &m); err != nil || m.Method == "" {
+			v.log.Warn("a CDP message that is not a command", "message", truncate(raw))
+			_ = json.Unmarshal(raw, &m) // its id and session, where it has them
+			v.fail(m, ParseError, "not a CDP command (a JSON object with an id and a method): %s", truncate(raw))
+			return
+		}
 	}
 	if v.judge(&m) {
 		v.dispatch(m)
 	}
+}
+
+// readCommand reads a command the strict scanner takes (ParseCommand) with
+// a numeric id, as encoding/json would, at a quarter of its cost on a large
+// script (BenchmarkReadCommand: a page's injected script, 500 KB, cost the
+// everyday connection 4.5 ms a command). Anything else (false) goes to
+// encoding/json as before, so what is accepted and refused is unchanged.
+// Params is a copy: raw is the caller's.
+func readCommand(raw []byte) (vcommand, bool) {
+	c, err := parseCommand(raw)
+	if err != nil || len(c.method) == 0 {
+		return vcommand{}, false
+	}
+	id, err := strconv.ParseInt(string(c.id), 10, 64)
+	if err != nil {
+		return vcommand{}, false
+	}
+	return vcommand{ID: id, Method: string(c.method), SessionID: string(c.session), Params: bytes.Clone(c.params)}, true
 }
 
 // dispatch runs a command the policy let through.

@@ -196,12 +196,14 @@ func (c *Conn) ReadMessage() ([]byte, error) {
 	if err != nil {
 		return nil, ErrClosed
 	}
+	hop(hopMessageOut, msg)
 	return msg, nil
 }
 
 // WriteMessage takes one CDP command. Its answer, and the events it causes,
 // come from ReadMessage. A command that is not CDP gets an error answer.
 func (c *Conn) WriteMessage(ctx context.Context, msg []byte) error {
+	hop(hopCommandIn, msg)
 	c.mu.Lock()
 	closed := c.closed
 	c.mu.Unlock()

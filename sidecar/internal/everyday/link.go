@@ -174,6 +174,7 @@ func (l *link) readChannel(ws *websocket.Conn) {
 			l.fail(l.gone())
 			return
 		}
+		hop(hopChannelIn, data)
 		for len(data) > 0 {
 			msg := data
 			if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -319,6 +320,7 @@ func (l *link) flushLocked() {
 				}
 				buf = append(buf, m...)
 			}
+			hop(hopChannelOut, buf)
 			err = ws.WriteMessage(websocket.TextMessage, buf)
 			if cap(buf) > 1<<20 {
 				buf = nil // a large batch is not kept
