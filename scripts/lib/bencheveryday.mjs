@@ -70,7 +70,12 @@ export async function everydayBenchmarks({ work, pages, alternate, n, pwExtensio
     let pwP;
     if (process.env.BENCH_EVERYDAY_PORT) {
       const port = fs.readFileSync(path.join(user.profile, 'DevToolsActivePort'), 'utf8').split('\n')[0];
-      pwP = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', `http://127.0.0.1:${port}`], { cwd });
+      // On the port Playwright attaches to every target, our extension's service
+      // worker too, and enables Network there: each frame of the bridge's
+      // WebSocket (the 337 KB injected script included) would come back to it
+      // as a Network.webSocketFrame* event, a cost the bridge pays only here.
+      pwP = await connect(childMCPs.playwright[0], [...childMCPs.playwright.slice(1), '--cdp-endpoint', `http://127.0.0.1:${port}`],
+        { cwd, env: { PLAYWRIGHT_DISABLE_SERVICE_WORKER_NETWORK: '1' } });
       closers.unshift(() => pwP.close());
     }
     let i = 0;
