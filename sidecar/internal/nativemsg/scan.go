@@ -50,11 +50,11 @@ func Scan(msg []byte) (Fields, error) {
 		return f, errors.Join(ErrNotMessage, errors.New("not a JSON object"))
 	}
 	if err := s.object(0, f.set); err != nil {
-		return f, err
+		return f, s.err(err)
 	}
 	s.space()
 	if s.i != len(msg) {
-		return f, s.fail("the end of the message")
+		return f, s.err(s.fail("the end of the message"))
 	}
 	if f.Type == "" {
 		return f, errors.Join(ErrNotMessage, errors.New(`no "type"`))
@@ -116,7 +116,7 @@ func Each(arr []byte, fn func([]byte) error) error {
 	if !s.at('[') {
 		return errors.New("not a JSON array")
 	}
-	return s.array(0, fn)
+	return s.err(s.array(0, fn))
 }
 
 // ErrorMessage is the message of an answer's error member.
@@ -150,10 +150,29 @@ const maxDepth = 1000
 type scanner struct {
 	b []byte
 	i int
+	// what the last failure expected, and where: fail keeps them and err
+	// words them once, as a hostile frame nested a thousand deep fails at
+	// every level on its way out (an error built at each level cost such
+	// a frame 5,000 allocations).
+	want   string
+	wantAt int
 }
 
+// errSyntax is what object and array return for a failure fail kept.
+var errSyntax = errors.New("nativemsg: syntax")
+
 func (s *scanner) fail(want string) error {
-	return errors.Join(ErrNotMessage, errors.New("expected "+want+" at byte "+strconv.Itoa(s.i)))
+	s.want, s.wantAt = want, s.i
+	return errSyntax
+}
+
+// err is the error a scan returns for err: the kept failure in words, or
+// err itself (an element callback's error).
+func (s *scanner) err(err error) error {
+	if err != errSyntax {
+		return err
+	}
+	return errors.Join(ErrNotMessage, errors.New("expected "+s.want+" at byte "+strconv.Itoa(s.wantAt)))
 }
 
 func (s *scanner) space() {

@@ -3,7 +3,8 @@
 // child's once it has started (it holds copies of its own, and ours must
 // close, or reading would never see the child go), ours when no child will
 // ever use them. The launcher gives them to a browser as fd 3 and 4
-// (--remote-debugging-pipe), single-entry mode to its child MCP as stdin
+// (--remote-debugging-pipe), childmcp (single-entry and isolated mode) to
+// its child MCP as stdin
 // and stdout.
 package pipepair
 
