@@ -4,8 +4,7 @@
 // close, or reading would never see the child go), ours when no child will
 // ever use them. The launcher gives them to a browser as fd 3 and 4
 // (--remote-debugging-pipe), childmcp (single-entry and isolated mode) to
-// its child MCP as stdin
-// and stdout.
+// its child MCP as stdin and stdout.
 package pipepair
 
 import "os"
