@@ -10,7 +10,7 @@
 // replace an http endpoint's path with /json/version, and go-rod sends the
 // WebSocket key "nil". Playwright and Puppeteer run as libraries
 // (scripts/cdpclients/libclient.mjs).
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,7 +43,7 @@ const ready = () => (setUp ??= (async () => {
   site = await startTaskSite();
   straight = await startChromium({ profile: fs.mkdtempSync(path.join(ws.work, 'straight-')) });
 })());
-after(async () => {
+ws.atEnd(async () => {
   await straight?.kill();
   await site?.close();
 });

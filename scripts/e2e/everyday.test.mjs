@@ -159,8 +159,13 @@ test('everyday: the extension\'s service worker stops and comes back; work conti
   t.after(() => pw.close());
   assert.match((await call(pw.client, 'browser_navigate', { url: `${pages.url}/` })).text, /Coordinator test page/);
 
+  const hosts = hostPids(stateDir);
   await user.stopServiceWorker();
-  const s = await statusUntil(coord, (x) => x.everyday && !x.everyday.connected, 'the coordinator to see the extension gone');
+  // The worker's native host goes with it. Until it has exited, the coordinator may find it still
+  // listening and try it once more: "not answered yet: busy" for a moment, then disconnected.
+  await waitUntil(() => hosts.every((pid) => !alive(pid)), { what: 'the stopped worker\'s native host to exit' });
+  const s = await statusUntil(coord, (x) => x.everyday && !x.everyday.connected && /disconnected/.test(x.everyday.reason),
+    'the coordinator to see the extension gone');
   assert.equal(s.state, 'running', 'the backend stays: it waits for the extension');
   assert.match(s.everyday.reason, /disconnected/);
   assert.match((await call(coord.client, 'coordinator_status')).text, /not connected: .*resumes by itself/);

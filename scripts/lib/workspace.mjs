@@ -7,8 +7,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { startPageServer } from './pageserver.mjs';
 
-/** Registers the setup and teardown; returns { pages, work, dirs(name) → { stateDir, cwd } }. */
+/**
+ * Registers the setup and teardown; returns { pages, work, dirs(name) → { stateDir, cwd },
+ * atEnd(fn) }.
+ */
 export function workspace(prefix) {
+  const ends = [];
   const ws = {
     pages: null,
     work: null,
@@ -19,12 +23,21 @@ export function workspace(prefix) {
       fs.mkdirSync(cwd, { recursive: true });
       return { stateDir, cwd };
     },
+    /**
+     * Runs fn after the file's tests, before the folder is removed: a browser whose profile is
+     * in it must have exited first, or it writes while the folder goes (ENOTEMPTY). A file's
+     * own after() would run after the removal: hooks run in the order they were registered.
+     */
+    atEnd(fn) {
+      ends.push(fn);
+    },
   };
   before(async () => {
     ws.pages = await startPageServer();
     ws.work = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   });
   after(async () => {
+    for (const fn of ends.reverse()) await fn();
     await ws.pages?.close();
     if (ws.work) fs.rmSync(ws.work, { recursive: true, force: true });
   });
