@@ -22,9 +22,15 @@ var hopTrace struct {
 	text []string
 }
 
-var hopText = os.Getenv("BROWSER_COORDINATOR_HOPTRACE_TEXT") != ""
+var (
+	hopOn   = os.Getenv("BROWSER_COORDINATOR_HOPTRACE") != "" // nowhere to write: nothing kept
+	hopText = os.Getenv("BROWSER_COORDINATOR_HOPTRACE_TEXT") != ""
+)
 
 func hop(p hopPoint, msg []byte) {
+	if !hopOn {
+		return
+	}
 	now := time.Now().UnixNano()
 	hopTrace.mu.Lock()
 	hopTrace.t[p] = append(hopTrace.t[p], now)
@@ -35,10 +41,10 @@ func hop(p hopPoint, msg []byte) {
 }
 
 func init() {
-	path := os.Getenv("BROWSER_COORDINATOR_HOPTRACE")
-	if path == "" {
+	if !hopOn {
 		return
 	}
+	path := os.Getenv("BROWSER_COORDINATOR_HOPTRACE")
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR1)
 	go func() {
